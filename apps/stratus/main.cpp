@@ -1,0 +1,125 @@
+// The `stratus` command: run, check, info, schema, --version.
+//
+// Exit codes: 0 finished, 1 runtime failure, 2 bad input or usage, 75 stopped early on request
+// and resumable. See docs/errors.md.
+#include "stratus/core/context.hpp"
+#include "stratus/core/error.hpp"
+#include "stratus/io/h5file.hpp"
+#include "stratus/solvers/solver.hpp"
+#include "version_report.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 finished, 1 runtime failure, 2 bad input or usage,\n"
+    "            75 stopped early on request (resumable from its checkpoint).";
+
+struct Options {
+  std::string deck;
+  std::vector<std::string> overrides;
+  std::string output_dir;
+  std::string file;
+  bool show_deck = false;
+  bool log_all_ranks = false;
+  std::string log_level = "info";
+};
+
+void add_deck_options(CLI::App* cmd, Options& o) {
+  cmd->add_option("DECK", o.deck, "Input deck (TOML)")->required();
+  cmd->add_option("--set", o.overrides,
+                  "Override a deck value: section.key=value (repeatable; same checks as the deck)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Arguments for Kokkos (--kokkos-...) go to Kokkos, everything else to the command line.
+  std::vector<char*> kokkos_args{argv[0]};
+  std::vector<char*> cli_args{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : cli_args).push_back(argv[i]);
+
+  Options o;
+  CLI::App app{"Stratus: molecular dynamics and CFD on Kokkos + MPI, preemption-proof.", "stratus"};
+  app.footer(kExitCodes);
+  app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return stratus::app::version_report(); },
+                       "Print versions of Stratus, Kokkos (and its backends), MPI, HDF5, FFTW");
+
+  auto* run = app.add_subcommand("run", "Run a deck");
+  add_deck_options(run, o);
+  run->add_option("--output-dir", o.output_dir,
+                  "Directory for every output file (same as --set output.dir=DIR)");
+  run->add_flag("--log-all-ranks", o.log_all_ranks, "Every rank logs, prefixed with its rank");
+  run->add_option("--log-level", o.log_level, "error, warn, info or debug")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
+  run->footer(kExitCodes);
+
+  auto* check = app.add_subcommand("check", "Check a deck without running it and print it resolved");
+  add_deck_options(check, o);
+  check->footer("Exit codes: 0 the deck is valid, 2 it is not (every problem is listed).");
+
+  auto* info = app.add_subcommand("info", "Describe an HDF5 file written by Stratus");
+  info->add_option("FILE", o.file, "Stratus HDF5 file")->required();
+  info->add_flag("--deck", o.show_deck, "Also print the resolved deck stored in the file");
+  info->footer("Exit codes: 0 described, 2 not a readable Stratus file.");
+
+  auto* schema = app.add_subcommand(
+      "schema", "Print the input reference (Markdown) generated from the parameter schema");
+
+  try {
+    app.parse(static_cast<int>(cli_args.size()), cli_args.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(stratus::ExitCode::bad_input);
+  }
+
+  int kargc = static_cast<int>(kokkos_args.size());
+  char** kargv = kokkos_args.data();
+  stratus::ContextOptions context_options;
+  context_options.initialize_kokkos = run->parsed();  // only `run` launches kernels
+  stratus::Context ctx(kargc, kargv, context_options);
+  return ctx.run_guarded([&]() -> int {
+    ctx.configure_logging(o.log_all_ranks, stratus::parse_log_level(o.log_level));
+    stratus::SolverRegistry registry;
+    stratus::register_builtin_solvers(registry);
+
+    if (run->parsed() || check->parsed()) {
+      if (!o.output_dir.empty()) o.overrides.push_back("output.dir=" + o.output_dir);
+      const auto deck = stratus::load_run_deck(ctx, registry, o.deck, o.overrides);
+      if (check->parsed()) {
+        if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
+        return 0;
+      }
+      stratus::run_deck(ctx, registry, deck);
+      return 0;
+    }
+    if (info->parsed()) {
+      // Every rank reads (read-only), so a bad file fails on every rank alike.
+      const std::string text = stratus::io::describe_file(o.file, o.show_deck);
+      if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
+      return 0;
+    }
+    if (schema->parsed()) {
+      if (ctx.rank() == 0) std::fputs(stratus::input_reference_markdown(registry).c_str(), stdout);
+      return 0;
+    }
+    return static_cast<int>(stratus::ExitCode::bad_input);
+  });
+}

@@ -1,0 +1,16 @@
+# cmake -DGIT=... -DSRC=... -DOUT=... -P StratusWriteRevision.cmake
+set(rev "unknown")
+if(GIT AND EXISTS "${SRC}/.git")
+  execute_process(COMMAND "${GIT}" describe --always --dirty --abbrev=12 WORKING_DIRECTORY "${SRC}"
+                  OUTPUT_VARIABLE out OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+  if(rc EQUAL 0 AND out)
+    set(rev "${out}")
+  endif()
+endif()
+set(text "// Generated at build time by cmake/StratusWriteRevision.cmake\nnamespace stratus {\nconst char* git_revision() { return \"${rev}\"; }\n}  // namespace stratus\n")
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+endif()
+if(NOT "${old}" STREQUAL "${text}")
+  file(WRITE "${OUT}" "${text}")
+endif()

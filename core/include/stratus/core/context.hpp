@@ -1,0 +1,65 @@
+// The runtime context: owns MPI/Kokkos lifetimes, the duplicated communicator, the logger and
+// the timers. Passed explicitly to whatever needs them; Stratus has no mutable globals.
+#pragma once
+
+#include "stratus/core/logger.hpp"
+#include "stratus/core/timers.hpp"
+
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+
+namespace stratus {
+
+struct ContextOptions {
+  bool log_all_ranks = false;
+  LogLevel log_level = LogLevel::info;
+  /// Seconds that the failure handler waits for every rank to report the same failure
+  /// before it aborts the whole job (see run_guarded).
+  double failure_grace_seconds = 5.0;
+  /// Commands that launch no kernel (check, info, schema) skip Kokkos initialization.
+  bool initialize_kokkos = true;
+};
+
+class Context {
+ public:
+  /// Initializes MPI (unless already initialized) and Kokkos (unless already initialized or
+  /// options.initialize_kokkos is false);
+  /// finalizes in the destructor whatever it initialized.
+  Context(int& argc, char**& argv, ContextOptions options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  /// Duplicate of MPI_COMM_WORLD that belongs to Stratus alone.
+  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int size() const noexcept { return size_; }
+  [[nodiscard]] const Logger& log() const noexcept { return logger_; }
+  [[nodiscard]] Timers& timers() noexcept { return timers_; }
+  [[nodiscard]] const ContextOptions& options() const noexcept { return options_; }
+
+  /// Changes logging after construction (the command line is parsed once MPI is up).
+  void configure_logging(bool all_ranks, LogLevel level);
+
+  /// Runs `body` and turns any exception into an exit code, printing one clear message.
+  /// When every rank fails the same way, rank 0 prints once and all ranks return the code.
+  /// When only some ranks fail, each failing rank prints its message and the whole job is
+  /// aborted with MPI_Abort after `failure_grace_seconds`: no rank is left hanging.
+  int run_guarded(const std::function<int()>& body);
+
+ private:
+  ContextOptions options_;
+  bool owns_mpi_ = false;
+  struct KokkosGuard;
+  std::unique_ptr<KokkosGuard> kokkos_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm failure_comm_ = MPI_COMM_NULL;  ///< used only by the failure agreement
+  int rank_ = 0;
+  int size_ = 1;
+  Logger logger_;
+  Timers timers_;
+};
+
+}  // namespace stratus

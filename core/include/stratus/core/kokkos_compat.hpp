@@ -1,0 +1,49 @@
+// The few Kokkos spellings that moved between 3.4 and 5.x, wrapped once.
+// Every kernel includes this header instead of naming Kokkos math functions directly.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace stratus::kmath {
+
+// Kokkos 3.4-3.6 keep math functions in Kokkos::Experimental; from 3.7 on they are in Kokkos.
+#if KOKKOS_VERSION >= 30700
+#define STRATUS_KOKKOS_MATH_NS Kokkos
+#else
+#define STRATUS_KOKKOS_MATH_NS Kokkos::Experimental
+#endif
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T sqrt(T x) {
+  return STRATUS_KOKKOS_MATH_NS::sqrt(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T exp(T x) {
+  return STRATUS_KOKKOS_MATH_NS::exp(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T sin(T x) {
+  return STRATUS_KOKKOS_MATH_NS::sin(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T cos(T x) {
+  return STRATUS_KOKKOS_MATH_NS::cos(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T pow(T x, T y) {
+  return STRATUS_KOKKOS_MATH_NS::pow(x, y);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T fabs(T x) {
+  return STRATUS_KOKKOS_MATH_NS::fabs(x);
+}
+
+#undef STRATUS_KOKKOS_MATH_NS
+
+/// pi in the precision of T.
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T pi() {
+  return static_cast<T>(3.14159265358979323846264338327950288);
+}
+
+}  // namespace stratus::kmath

@@ -1,0 +1,229 @@
+#include "stratus/solvers/heat.hpp"
+
+#include "stratus/io/h5file.hpp"
+#include "stratus/io/output.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace stratus {
+
+using kernels::HeatBoundary;
+
+void HeatSolver::declare_sections(Schema& schema) {
+  auto& h = schema.section("heat", "Heat equation u_t = D lap(u) on a box, explicit in time.", "heat");
+  h.add_int_list("cells", "Grid cells along x, y and z.").list_length(3).at_least(1);
+  h.add_real_list("box", "Box lengths along x, y and z (the box starts at the origin).")
+      .list_length(3)
+      .positive()
+      .unit("length")
+      .set_default(std::vector<double>{1.0, 1.0, 1.0});
+  h.add_string("boundary",
+               "Boundary condition on every axis: periodic, dirichlet (u = 0 on the walls) or "
+               "neumann (no flux through the walls).")
+      .one_of({"periodic", "dirichlet", "neumann"})
+      .set_default(std::string("periodic"));
+  h.add_real("diffusivity", "Diffusion coefficient D.").positive().unit("length^2/time");
+  h.add_real("dt_fraction",
+             "Time step as a fraction of the explicit stability limit 1 / (2 D sum(1/dx^2)).")
+      .greater_than(0.0)
+      .at_most(1.0)
+      .set_default(0.5);
+  h.add_int_list("ranks",
+                 "MPI ranks along x, y and z; 0 lets MPI_Dims_create choose that axis.")
+      .list_length(3)
+      .at_least(0)
+      .set_default(std::vector<std::int64_t>{0, 0, 0});
+  h.add_int("log_every", "Log diagnostics every this many steps (0: first and last step only).")
+      .at_least(0)
+      .set_default(std::int64_t{10});
+  h.add_bool("write_field", "Write the final field to OUTPUT_DIR/NAME.h5.").set_default(true);
+
+  auto& init = schema.section(
+      "heat.initial",
+      "Initial condition: u = offset + amplitude * prod_a phi_a, with phi_a the mode k_a of the "
+      "Laplacian on axis a (cos(2 pi k x/L) periodic, sin(pi k x/L) dirichlet, cos(pi k x/L) "
+      "neumann). It decays as exp(-D |kappa|^2 t), which gives the exact solution.",
+      "heat");
+  init.add_int_list("modes", "Mode numbers k along x, y and z.")
+      .list_length(3)
+      .at_least(0)
+      .set_default(std::vector<std::int64_t>{1, 1, 1});
+  init.add_real("amplitude", "Amplitude of the mode.").set_default(1.0);
+  init.add_real("offset", "Constant added to the mode (must be 0 with dirichlet walls).").set_default(0.0);
+}
+
+HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) {
+  const auto& cells = deck.integer_list("heat.cells");
+  const auto& box = deck.real_list("heat.box");
+  const std::string& bc = deck.string("heat.boundary");
+  const HeatBoundary b = bc == "periodic"    ? HeatBoundary::periodic
+                         : bc == "dirichlet" ? HeatBoundary::dirichlet
+                                             : HeatBoundary::neumann;
+  diffusivity_ = deck.real("heat.diffusivity");
+  amplitude_ = deck.real("heat.initial.amplitude");
+  offset_ = deck.real("heat.initial.offset");
+  if (b == HeatBoundary::dirichlet && offset_ != 0.0)
+    throw deck.error_at("heat.initial.offset",
+                        fmt::format("must be 0 with dirichlet walls (u = 0 there), found {}", offset_));
+  const auto& k = deck.integer_list("heat.initial.modes");
+  for (int a = 0; a < 3; ++a) {
+    if (b == HeatBoundary::dirichlet && k[a] < 1)
+      throw deck.error_at("heat.initial.modes",
+                          "with dirichlet walls every mode number must be >= 1 (sin(0) = 0)");
+    if (2 * k[a] > cells[a])
+      throw deck.error_at("heat.initial.modes",
+                          fmt::format("mode {} along axis {} is not resolved by {} cells (need at "
+                                      "least 2 cells per mode number)",
+                                      k[a], "xyz"[a], cells[a]));
+  }
+
+  const auto& ranks = deck.integer_list("heat.ranks");
+  const bool periodic = b == HeatBoundary::periodic;
+  try {
+    decomposition_ = std::make_unique<CartDecomposition>(
+        ctx.comm(), std::array<bool, 3>{periodic, periodic, periodic},
+        std::array<int, 3>{static_cast<int>(ranks[0]), static_cast<int>(ranks[1]),
+                           static_cast<int>(ranks[2])});
+    cells_ = {cells[0], cells[1], cells[2]};
+    block_ = decomposition_->local_block(cells_);
+  } catch (const InputError& e) {
+    throw deck.error_at("heat.ranks", e.what());
+  }
+
+  const int g = 1;
+  geometry_.g = g;
+  double inv_dx2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    boundary_[a] = b;
+    modes_[a] = static_cast<int>(k[a]);
+    geometry_.n[a] = block_.extent[a];
+    geometry_.begin[a] = block_.begin[a];
+    geometry_.lo[a] = 0.0;
+    geometry_.length[a] = box[a];
+    geometry_.dx[a] = box[a] / static_cast<double>(cells[a]);
+    inv_dx2 += 1.0 / (geometry_.dx[a] * geometry_.dx[a]);
+    const double kappa = kernels::heat_wavenumber(b, modes_[a], box[a]);
+    decay_rate_ += diffusivity_ * kappa * kappa;
+  }
+  dt_ = deck.real("heat.dt_fraction") / (2.0 * diffusivity_ * inv_dx2);
+  for (int a = 0; a < 3; ++a)
+    coefficients_[a] = diffusivity_ * dt_ / (geometry_.dx[a] * geometry_.dx[a]);
+
+  const auto shape = [&](int a) { return static_cast<std::size_t>(block_.extent[a] + 2 * g); };
+  u_ = Field3D("heat::u", shape(0), shape(1), shape(2));
+  next_ = Field3D("heat::next", shape(0), shape(1), shape(2));
+  halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, g, 1);
+  kernels::heat_set_mode(u_, geometry_, boundary_, modes_, amplitude_, offset_);
+
+  ctx.log().info("heat: {} x {} x {} cells on {} ranks ({} x {} x {}), dt = {:.6g}, decay rate {:.6g}",
+                 cells[0], cells[1], cells[2], ctx.size(), decomposition_->dims()[0],
+                 decomposition_->dims()[1], decomposition_->dims()[2], dt_, decay_rate_);
+}
+
+void HeatSolver::fill_ghosts(const Field3D& u) {
+  {
+    auto t = ctx_.timers().scope("heat: halo exchange");
+    halo_->exchange({u});
+  }
+  auto t = ctx_.timers().scope("heat: boundaries");
+  if (boundary_[0] == HeatBoundary::periodic) return;
+  const Real sign = boundary_[0] == HeatBoundary::dirichlet ? -1.0 : 1.0;
+  for (int a = 0; a < 3; ++a)
+    for (int side : {-1, 1})
+      if (decomposition_->at_wall(a, side)) kernels::heat_fill_wall(u, geometry_, a, side, sign);
+}
+
+void HeatSolver::step() {
+  fill_ghosts(u_);
+  {
+    auto t = ctx_.timers().scope("heat: update");
+    kernels::heat_ftcs_step(u_, next_, geometry_, coefficients_);
+  }
+  std::swap(u_, next_);
+  ++step_;
+}
+
+HeatSolver::Diagnostics HeatSolver::diagnostics() const {
+  auto t = ctx_.timers().scope("heat: diagnostics");
+  Diagnostics d;
+  d.step = step_;
+  d.time = static_cast<double>(step_) * dt_;
+  const double decay = std::exp(-decay_rate_ * d.time);
+  double local[2] = {kernels::heat_sum(u_, geometry_),
+                     kernels::heat_error_squared(u_, geometry_, boundary_, modes_, amplitude_,
+                                                 offset_, decay)};
+  double global[2] = {0, 0};
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  double max_local = kernels::heat_max_abs(u_, geometry_);
+  MPI_Allreduce(&max_local, &d.max_abs, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
+  const double ncells = static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
+  const double cell_volume = geometry_.dx[0] * geometry_.dx[1] * geometry_.dx[2];
+  d.total_heat = global[0] * cell_volume;
+  d.l2_error = std::sqrt(global[1] / ncells);
+  // RMS of a product of modes is amplitude * prod_a rms(phi_a); rms is 1 for k = 0 on a
+  // periodic or neumann axis and 1/sqrt(2) otherwise (exact on the cell-centred grid).
+  double rms = std::abs(amplitude_) * decay;
+  for (int a = 0; a < 3; ++a)
+    if (modes_[a] != 0) rms /= std::sqrt(2.0);
+  d.l2_exact = rms;
+  return d;
+}
+
+void HeatSolver::write_field_file(const std::string& path) const {
+  auto t = ctx_.timers().scope("heat: output");
+  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  out.create_group("/fields");
+  out.write_field("/fields/u", u_, geometry_.g, block_, cells_);
+  out.write_attribute("/fields", "step", step_);
+  out.write_attribute("/fields", "time", static_cast<double>(step_) * dt_);
+  out.write_attribute("/fields", "cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
+  out.write_attribute("/fields", "box_lo", std::vector<double>{0.0, 0.0, 0.0});
+  out.write_attribute("/fields", "box_hi",
+                      std::vector<double>{geometry_.length[0], geometry_.length[1], geometry_.length[2]});
+  out.write_attribute("/fields", "centering", std::string("cell"));
+  out.write_attribute("/fields", "axis_order", std::string("x,y,z (z fastest)"));
+  out.close();
+}
+
+void HeatSolver::run() {
+  const std::int64_t steps = deck_.integer("run.steps");
+  const std::int64_t every = deck_.integer("heat.log_every");
+  const auto& log = ctx_.log();
+  const std::string csv_path = io::output_path(deck_, ".diag.csv");
+  std::FILE* csv = nullptr;
+  if (ctx_.rank() == 0) {
+    csv = std::fopen(csv_path.c_str(), "w");
+    if (!csv) throw RuntimeError(fmt::format("{}: cannot create the diagnostics file", csv_path));
+    std::fprintf(csv, "step,time,total_heat,max_abs,l2_error,l2_exact\n");
+  }
+  auto report = [&] {
+    const Diagnostics d = diagnostics();
+    log.info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat, d.max_abs,
+             d.l2_error);
+    if (csv)
+      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", static_cast<long long>(d.step), d.time,
+                   d.total_heat, d.max_abs, d.l2_error, d.l2_exact);
+  };
+  log.info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|", "l2_error");
+  report();
+  const double start = wall_seconds();
+  while (step_ < steps) {
+    step();
+    if ((every > 0 && step_ % every == 0) || step_ == steps) report();
+  }
+  const double elapsed = wall_seconds() - start;
+  if (csv) std::fclose(csv);
+  const double cell_steps = static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
+  log.info("heat: {} steps in {:.3f} s, {:.3e} cell-steps/s", steps, elapsed,
+           elapsed > 0 ? cell_steps / elapsed : 0.0);
+  if (deck_.boolean("heat.write_field")) {
+    const std::string path = io::output_path(deck_, ".h5");
+    write_field_file(path);
+    log.info("heat: wrote {}", path);
+  }
+}
+
+}  // namespace stratus

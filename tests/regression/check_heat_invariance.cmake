@@ -1,0 +1,35 @@
+# Runs the heat deck at several rank counts and process grids, for periodic and wall
+# boundaries, and asserts with h5diff (no tolerance) that /fields/u is bitwise identical.
+if(NOT H5DIFF)
+  message(FATAL_ERROR "h5diff not found (Debian: hdf5-tools)")
+endif()
+separate_arguments(preflags UNIX_COMMAND "${PREFLAGS}")
+file(REMOVE_RECURSE "${WORK_DIR}")
+foreach(boundary IN ITEMS periodic dirichlet neumann)
+  set(reference "")
+  foreach(layout IN ITEMS "1:0,0,0" "2:0,0,0" "2:1,1,2" "4:0,0,0" "4:4,1,1" "4:1,2,2")
+    string(REPLACE ":" ";" parts "${layout}")
+    list(GET parts 0 np)
+    list(GET parts 1 ranks)
+    set(dir "${WORK_DIR}/${boundary}-np${np}-${ranks}")
+    execute_process(COMMAND "${MPIEXEC}" -n ${np} ${preflags} "${STRATUS}" run "${DECK}"
+                            --output-dir "${dir}" --set "heat.boundary=${boundary}"
+                            --set "heat.ranks=[${ranks}]"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "run ${boundary} np=${np} ranks=[${ranks}] failed (${rc}):\n${out}\n${err}")
+    endif()
+    set(file "${dir}/invariance.h5")
+    if(NOT reference)
+      set(reference "${file}")
+      continue()
+    endif()
+    execute_process(COMMAND "${H5DIFF}" "${reference}" "${file}" /fields/u /fields/u
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${boundary}: np=${np} ranks=[${ranks}] differs from np=1:\n${out}\n${err}")
+    endif()
+    message(STATUS "${boundary}: np=${np} ranks=[${ranks}] bitwise identical to np=1")
+  endforeach()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
