@@ -125,10 +125,11 @@ fi
 # ---------------------------------------------------------------------------------------------
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   say "configuring Stratus in $build_dir ($build_type)"
+  log="$(mktemp)"
   cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
-    -DKokkos_ROOT="$kokkos_prefix" >"$build_dir.configure.log" 2>&1 ||
-    { cat "$build_dir.configure.log" >&2; die "CMake configure failed"; }
-  rm -f "$build_dir.configure.log"
+    -DKokkos_ROOT="$kokkos_prefix" >"$log" 2>&1 ||
+    { cat "$log" >&2; rm -f "$log"; die "CMake configure failed"; }
+  rm -f "$log"
 fi
 say "building Stratus"
 cmake --build "$build_dir" --parallel "$(nproc)" | { if [ "$quiet" = 1 ]; then cat >/dev/null; else tail -n 3; fi; }

@@ -8,8 +8,8 @@
 #include "stratus/solvers/solver.hpp"
 #include "version_report.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
   CLI::App app{"Stratus: molecular dynamics and CFD on Kokkos + MPI, preemption-proof.", "stratus"};
   app.footer(kExitCodes);
   app.require_subcommand(1);
-  app.set_version_flag("--version", [] { return stratus::app::version_report(); },
-                       "Print versions of Stratus, Kokkos (and its backends), MPI, HDF5, FFTW");
+  app.set_version_flag(
+      "--version", [] { return stratus::app::version_report(); },
+      "Print versions of Stratus, Kokkos (and its backends), MPI, HDF5, FFTW");
 
   auto* run = app.add_subcommand("run", "Run a deck");
   add_deck_options(run, o);
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
   run->footer(kExitCodes);
 
-  auto* check = app.add_subcommand("check", "Check a deck without running it and print it resolved");
+  auto* check =
+      app.add_subcommand("check", "Check a deck without running it and print it resolved");
   add_deck_options(check, o);
   check->footer("Exit codes: 0 the deck is valid, 2 it is not (every problem is listed).");
 
@@ -101,8 +103,13 @@ int main(int argc, char** argv) {
     stratus::register_builtin_solvers(registry);
 
     if (run->parsed() || check->parsed()) {
-      if (!o.output_dir.empty()) o.overrides.push_back("output.dir=" + o.output_dir);
-      const auto deck = stratus::load_run_deck(ctx, registry, o.deck, o.overrides);
+      std::vector<stratus::io::Override> overrides;
+      for (const auto& text : o.overrides)
+        overrides.push_back(stratus::io::Override::from_set(text));
+      if (!o.output_dir.empty())
+        overrides.push_back(stratus::io::Override::literal_string("output.dir", o.output_dir,
+                                                                  "--output-dir " + o.output_dir));
+      const auto deck = stratus::load_run_deck(ctx, registry, o.deck, overrides);
       if (check->parsed()) {
         if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
         return 0;

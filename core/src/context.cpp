@@ -121,7 +121,8 @@ int Context::run_guarded(const std::function<int()>& body) {
     return result;
   }
   print(true);
-  std::fprintf(stderr, "[rank %d] the other ranks did not fail with it: aborting the job (exit code %d)\n",
+  std::fprintf(stderr,
+               "[rank %d] the other ranks did not fail with it: aborting the job (exit code %d)\n",
                rank_, result);
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, result);

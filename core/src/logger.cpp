@@ -11,7 +11,8 @@ LogLevel parse_log_level(std::string_view name) {
   if (name == "warn") return LogLevel::warn;
   if (name == "info") return LogLevel::info;
   if (name == "debug") return LogLevel::debug;
-  throw InputError(fmt::format("log level: expected one of error, warn, info, debug; found '{}'", name));
+  throw InputError(
+      fmt::format("log level: expected one of error, warn, info, debug; found '{}'", name));
 }
 
 Logger::Logger(int rank, int size, bool all_ranks, LogLevel level)

@@ -11,13 +11,20 @@ namespace stratus {
 
 std::string_view type_name(ParamType type) {
   switch (type) {
-    case ParamType::boolean: return "boolean";
-    case ParamType::integer: return "integer";
-    case ParamType::real: return "real";
-    case ParamType::string: return "string";
-    case ParamType::integer_list: return "list of integers";
-    case ParamType::real_list: return "list of reals";
-    case ParamType::string_list: return "list of strings";
+    case ParamType::boolean:
+      return "boolean";
+    case ParamType::integer:
+      return "integer";
+    case ParamType::real:
+      return "real";
+    case ParamType::string:
+      return "string";
+    case ParamType::integer_list:
+      return "list of integers";
+    case ParamType::real_list:
+      return "list of reals";
+    case ParamType::string_list:
+      return "list of strings";
   }
   return "?";
 }
@@ -38,11 +45,24 @@ std::string string_to_toml(const std::string& v) {
   std::string out = "\"";
   for (char c : v) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        // Other control characters and DEL are not allowed raw in a TOML string.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        else
+          out += c;
     }
   }
   return out + "\"";
@@ -62,8 +82,8 @@ std::string bound_text(const ParamSpec& p) {
   std::string s;
   auto num = [](double v) { return fmt::format("{}", v); };
   if (p.min && p.max)
-    s = fmt::format("{} {} x {} {}", num(*p.min), p.min_exclusive ? "<" : "<=",
-                    p.max_exclusive ? "<" : "<=", num(*p.max));
+    s = fmt::format("{} {} x {} {}", num(*p.min),
+                    p.min_exclusive ? "<" : "<=", p.max_exclusive ? "<" : "<=", num(*p.max));
   else if (p.min)
     s = fmt::format("{} {}", p.min_exclusive ? ">" : ">=", num(*p.min));
   else if (p.max)
@@ -197,7 +217,8 @@ std::vector<std::string> Schema::children(std::string_view parent) const {
   std::vector<std::string> out;
   for (const auto& s : sections_) {
     const auto dot = s.path.rfind('.');
-    const std::string_view p = dot == std::string::npos ? std::string_view() : std::string_view(s.path).substr(0, dot);
+    const std::string_view p =
+        dot == std::string::npos ? std::string_view() : std::string_view(s.path).substr(0, dot);
     if (p == parent) out.push_back(dot == std::string::npos ? s.path : s.path.substr(dot + 1));
   }
   return out;

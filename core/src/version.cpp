@@ -1,8 +1,8 @@
 #include "stratus/core/version.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <Kokkos_Core.hpp>
 
 namespace stratus {
 

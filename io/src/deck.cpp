@@ -8,11 +8,11 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <cmath>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace stratus::io {
@@ -81,14 +81,16 @@ DeckError Deck::error_at(std::string_view key, const std::string& message,
 }
 
 std::string Deck::to_toml() const {
-  std::string out = fmt::format("# Resolved deck (stratus {}): every default filled in.\n", stratus_version());
+  std::string out =
+      fmt::format("# Resolved deck (stratus {}): every default filled in.\n", stratus_version());
   auto emit_params = [&](const SectionSpec& s, const std::string& prefix) {
     std::size_t width = 0;
     for (const auto& p : s.params) width = std::max(width, p.name.size());
     for (const auto& p : s.params) {
       auto it = entries_.find(prefix + p.name);
       if (it == entries_.end()) continue;
-      std::string line = fmt::format("{:<{}} = {}", p.name, width, stratus::to_toml(it->second.value));
+      std::string line =
+          fmt::format("{:<{}} = {}", p.name, width, stratus::to_toml(it->second.value));
       if (it->second.origin.is_default)
         line = fmt::format("{:<40} # default", line);
       else if (!it->second.origin.option.empty())
@@ -130,10 +132,14 @@ class Checker {
   Origin origin_of(const std::string& key, const toml::source_region& src) const {
     Origin o;
     o.file = file_;
-    auto it = overrides_.find(key);
-    if (it != overrides_.end()) {
-      o.option = it->second;
-      return o;
+    // A value set on the command line, or a table that an override created.
+    for (const auto& [k, option] : overrides_) {
+      if (k == key || k.rfind(key + ".", 0) == 0) {
+        if (k == key || src.begin.line == 0) {
+          o.option = option;
+          return o;
+        }
+      }
     }
     o.line = static_cast<int>(src.begin.line);
     o.column = static_cast<int>(src.begin.column);
@@ -259,9 +265,11 @@ class Checker {
     const std::string near = closest_match(name, names);
     std::string home;
     for (const auto& full : schema_.all_keys())
-      if (home.empty() && full.substr(full.rfind('.') + 1) == name) home = full.substr(0, full.rfind('.'));
+      if (home.empty() && full.substr(full.rfind('.') + 1) == name)
+        home = full.substr(0, full.rfind('.'));
     if (!near.empty()) {
-      const auto at = static_cast<std::size_t>(std::find(names.begin(), names.end(), near) - names.begin());
+      const auto at =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), near) - names.begin());
       msg += fmt::format("; did you mean {}?", labels[at]);
     } else if (!home.empty()) {
       msg += fmt::format("; '{}' belongs in [{}]", name, home);
@@ -281,12 +289,18 @@ class Checker {
         return fmt::format("real {}", node.value<double>().value_or(0));
       case toml::node_type::boolean:
         return node.value<bool>().value_or(false) ? "boolean true" : "boolean false";
-      case toml::node_type::table: return "a table";
-      case toml::node_type::array: return fmt::format("an array of {} elements", node.as_array()->size());
-      case toml::node_type::date: return "a date";
-      case toml::node_type::time: return "a time";
-      case toml::node_type::date_time: return "a date-time";
-      default: return "nothing";
+      case toml::node_type::table:
+        return "a table";
+      case toml::node_type::array:
+        return fmt::format("an array of {} elements", node.as_array()->size());
+      case toml::node_type::date:
+        return "a date";
+      case toml::node_type::time:
+        return "a time";
+      case toml::node_type::date_time:
+        return "a date-time";
+      default:
+        return "nothing";
     }
   }
 
@@ -328,8 +342,8 @@ class Checker {
                                                             : e.is_string();
           if (!ok) {
             problem(origin_of(key, e.source()), key,
-                    fmt::format("expected {}, found {} at element {}", p.expectation(),
-                                describe(e), i));
+                    fmt::format("expected {}, found {} at element {}", p.expectation(), describe(e),
+                                i));
             return;
           }
           if (p.type == ParamType::integer_list) ints.push_back(*e.value<std::int64_t>());
@@ -346,6 +360,17 @@ class Checker {
       problem(where, key, fmt::format("expected {}, found {}", p.expectation(), describe(node)));
       return;
     }
+    if (p.type == ParamType::real_list) {
+      const auto& list = std::get<std::vector<double>>(v);
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!std::isfinite(list[i])) {
+          problem(origin_of(key, node.as_array()->get(i)->source()), key,
+                  fmt::format("expected {}, found {} at element {}", p.expectation(),
+                              describe(*node.as_array()->get(i)), i));
+          return;
+        }
+      }
+    }
     if (const std::string bad = p.violation(v); !bad.empty()) {
       problem(where, key, fmt::format("{}, found {}", bad, to_toml(v)));
       return;
@@ -358,36 +383,39 @@ class Checker {
   const std::map<std::string, std::string>& overrides_;
 };
 
-/// Applies one "--set section.key=value" to the tree; returns the key path.
-std::string apply_override(toml::table& root, const std::string& text, std::vector<DeckProblem>& problems) {
-  const std::string option = "--set " + text;
+/// Applies one override to the tree; returns false (and records why) if it cannot be applied.
+bool apply_override(toml::table& root, const Override& o, std::vector<DeckProblem>& problems) {
   auto fail = [&](const std::string& msg) {
-    Origin o;
-    o.option = option;
-    problems.push_back(DeckProblem{o, "", msg});
-    return std::string();
+    Origin where;
+    where.option = o.option;
+    problems.push_back(DeckProblem{where, "", msg});
+    return false;
   };
-  const auto eq = text.find('=');
-  if (eq == std::string::npos) return fail("expected section.key=value, found no '='");
-  const std::string key = text.substr(0, eq);
-  const std::string value = text.substr(eq + 1);
+  if (o.key.empty() && o.value.empty()) return fail("expected section.key=value, found nothing");
+  if (o.option.find('=') == std::string::npos && !o.literal)
+    return fail("expected section.key=value, found no '='");
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (true) {
-    const auto dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot - start));
+    const auto dot = o.key.find('.', start);
+    parts.push_back(o.key.substr(start, dot - start));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  if (parts.size() < 2 || std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.empty(); }))
-    return fail(fmt::format("expected section.key=value, found key '{}'", key));
-  if (value.empty()) return fail(fmt::format("no value given for '{}'", key));
+  if (parts.size() < 2 ||
+      std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.empty(); }))
+    return fail(fmt::format("expected section.key=value, found key '{}'", o.key));
+  if (o.value.empty() && !o.literal) return fail(fmt::format("no value given for '{}'", o.key));
 
   toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + value);
-  } catch (const toml::parse_error&) {
-    parsed = toml::table{{"v", value}};  // not TOML: a bare string (--set heat.initial.type=sine)
+  if (o.literal) {
+    parsed = toml::table{{"v", o.value}};
+  } else {
+    try {
+      parsed = toml::parse("v = " + o.value);
+    } catch (const toml::parse_error&) {
+      parsed = toml::table{{"v", o.value}};  // not TOML: a bare word (--set heat.boundary=neumann)
+    }
   }
   toml::table* t = &root;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -397,12 +425,13 @@ std::string apply_override(toml::table& root, const std::string& text, std::vect
       next = t->get(parts[i]);
     }
     if (!next->is_table())
-      return fail(fmt::format("'{}' is not a table in the deck; --set cannot address it",
-                              fmt::join(parts.begin(), parts.begin() + static_cast<long>(i) + 1, ".")));
+      return fail(
+          fmt::format("'{}' is not a table in the deck; --set cannot address it",
+                      fmt::join(parts.begin(), parts.begin() + static_cast<long>(i) + 1, ".")));
     t = next->as_table();
   }
   parsed.get("v")->visit([&](auto&& n) { t->insert_or_assign(parts.back(), n); });
-  return key;
+  return true;
 }
 
 }  // namespace
@@ -436,8 +465,34 @@ std::string read_deck_file(MPI_Comm comm, const std::string& path) {
   return payload.substr(1);
 }
 
+Override Override::from_set(const std::string& text) {
+  Override o;
+  o.option = "--set " + text;
+  const auto eq = text.find('=');
+  o.key = text.substr(0, eq);
+  if (eq != std::string::npos) o.value = text.substr(eq + 1);
+  return o;
+}
+
+Override Override::literal_string(std::string key, std::string value, std::string option) {
+  Override o;
+  o.key = std::move(key);
+  o.value = std::move(value);
+  o.literal = true;
+  o.option = std::move(option);
+  return o;
+}
+
 Deck load_deck(const std::string& path, const std::string& text,
-               const std::vector<std::string>& overrides, Schema schema,
+               const std::vector<std::string>& set_options, Schema schema,
+               const std::function<void(const std::string& solver, Schema&)>& add_solver_sections) {
+  std::vector<Override> overrides;
+  for (const auto& s : set_options) overrides.push_back(Override::from_set(s));
+  return load_deck(path, text, overrides, std::move(schema), add_solver_sections);
+}
+
+Deck load_deck(const std::string& path, const std::string& text,
+               const std::vector<Override>& overrides, Schema schema,
                const std::function<void(const std::string& solver, Schema&)>& add_solver_sections) {
   toml::table root;
   try {
@@ -452,10 +507,8 @@ Deck load_deck(const std::string& path, const std::string& text,
 
   std::vector<DeckProblem> override_problems;
   std::map<std::string, std::string> override_options;
-  for (const auto& o : overrides) {
-    const std::string key = apply_override(root, o, override_problems);
-    if (!key.empty()) override_options[key] = "--set " + o;
-  }
+  for (const auto& o : overrides)
+    if (apply_override(root, o, override_problems)) override_options[o.key] = o.option;
   if (!override_problems.empty()) throw DeckError(std::move(override_problems));
 
   // Pass 1: [run] alone, to learn the solver.
@@ -472,16 +525,18 @@ Deck load_deck(const std::string& path, const std::string& text,
   Checker check(path, schema, override_options);
   check.check_root(root);
   if (!check.problems.empty()) {
-    std::stable_sort(check.problems.begin(), check.problems.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
-    });
+    std::stable_sort(
+        check.problems.begin(), check.problems.end(), [](const auto& a, const auto& b) {
+          return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
+        });
     throw DeckError(std::move(check.problems));
   }
 
   Deck deck;
   deck.path_ = path;
   deck.schema_ = std::move(schema);
-  for (auto& [key, vo] : check.values) deck.entries_[key] = Deck::Entry{std::move(vo.first), vo.second};
+  for (auto& [key, vo] : check.values)
+    deck.entries_[key] = Deck::Entry{std::move(vo.first), vo.second};
   for (auto& [key, n] : check.counts) deck.counts_[key] = n;
   return deck;
 }

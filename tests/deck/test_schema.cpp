@@ -36,7 +36,8 @@ TEST(Schema, ExpectationAndViolation) {
   EXPECT_EQ(q.violation(ParamValue{1.0}), "");
   auto& l = s.add_int_list("cells", "cells").list_length(3).at_least(1);
   EXPECT_EQ(l.expectation(), "list of integers of length 3 (each >= 1)");
-  EXPECT_EQ(l.violation(ParamValue{std::vector<std::int64_t>{1, 2}}), "must have 3 elements, has 2");
+  EXPECT_EQ(l.violation(ParamValue{std::vector<std::int64_t>{1, 2}}),
+            "must have 3 elements, has 2");
   EXPECT_EQ(l.violation(ParamValue{std::vector<std::int64_t>{1, 0, 2}}), "element 1 must be >= 1");
   auto& c = s.add_string("bc", "boundary").one_of({"periodic", "dirichlet"});
   EXPECT_EQ(c.violation(ParamValue{std::string("periodic")}), "");

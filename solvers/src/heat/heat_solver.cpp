@@ -13,7 +13,8 @@ namespace stratus {
 using kernels::HeatBoundary;
 
 void HeatSolver::declare_sections(Schema& schema) {
-  auto& h = schema.section("heat", "Heat equation u_t = D lap(u) on a box, explicit in time.", "heat");
+  auto& h =
+      schema.section("heat", "Heat equation u_t = D lap(u) on a box, explicit in time.", "heat");
   h.add_int_list("cells", "Grid cells along x, y and z.").list_length(3).at_least(1);
   h.add_real_list("box", "Box lengths along x, y and z (the box starts at the origin).")
       .list_length(3)
@@ -31,8 +32,7 @@ void HeatSolver::declare_sections(Schema& schema) {
       .greater_than(0.0)
       .at_most(1.0)
       .set_default(0.5);
-  h.add_int_list("ranks",
-                 "MPI ranks along x, y and z; 0 lets MPI_Dims_create choose that axis.")
+  h.add_int_list("ranks", "MPI ranks along x, y and z; 0 lets MPI_Dims_create choose that axis.")
       .list_length(3)
       .at_least(0)
       .set_default(std::vector<std::int64_t>{0, 0, 0});
@@ -52,7 +52,8 @@ void HeatSolver::declare_sections(Schema& schema) {
       .at_least(0)
       .set_default(std::vector<std::int64_t>{1, 1, 1});
   init.add_real("amplitude", "Amplitude of the mode.").set_default(1.0);
-  init.add_real("offset", "Constant added to the mode (must be 0 with dirichlet walls).").set_default(0.0);
+  init.add_real("offset", "Constant added to the mode (must be 0 with dirichlet walls).")
+      .set_default(0.0);
 }
 
 HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) {
@@ -66,8 +67,9 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
   amplitude_ = deck.real("heat.initial.amplitude");
   offset_ = deck.real("heat.initial.offset");
   if (b == HeatBoundary::dirichlet && offset_ != 0.0)
-    throw deck.error_at("heat.initial.offset",
-                        fmt::format("must be 0 with dirichlet walls (u = 0 there), found {}", offset_));
+    throw deck.error_at(
+        "heat.initial.offset",
+        fmt::format("must be 0 with dirichlet walls (u = 0 there), found {}", offset_));
   const auto& k = deck.integer_list("heat.initial.modes");
   for (int a = 0; a < 3; ++a) {
     if (b == HeatBoundary::dirichlet && k[a] < 1)
@@ -90,7 +92,9 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
     cells_ = {cells[0], cells[1], cells[2]};
     block_ = decomposition_->local_block(cells_);
   } catch (const InputError& e) {
-    throw deck.error_at("heat.ranks", e.what());
+    // Blame the process grid if the deck set it, else the grid that cannot be split.
+    throw deck.error_at(deck.origin("heat.ranks").is_default ? "heat.cells" : "heat.ranks",
+                        e.what());
   }
 
   const int g = 1;
@@ -118,9 +122,10 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
   halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, g, 1);
   kernels::heat_set_mode(u_, geometry_, boundary_, modes_, amplitude_, offset_);
 
-  ctx.log().info("heat: {} x {} x {} cells on {} ranks ({} x {} x {}), dt = {:.6g}, decay rate {:.6g}",
-                 cells[0], cells[1], cells[2], ctx.size(), decomposition_->dims()[0],
-                 decomposition_->dims()[1], decomposition_->dims()[2], dt_, decay_rate_);
+  ctx.log().info(
+      "heat: {} x {} x {} cells on {} ranks ({} x {} x {}), dt = {:.6g}, decay rate {:.6g}",
+      cells[0], cells[1], cells[2], ctx.size(), decomposition_->dims()[0],
+      decomposition_->dims()[1], decomposition_->dims()[2], dt_, decay_rate_);
 }
 
 void HeatSolver::fill_ghosts(const Field3D& u) {
@@ -152,9 +157,9 @@ HeatSolver::Diagnostics HeatSolver::diagnostics() const {
   d.step = step_;
   d.time = static_cast<double>(step_) * dt_;
   const double decay = std::exp(-decay_rate_ * d.time);
-  double local[2] = {kernels::heat_sum(u_, geometry_),
-                     kernels::heat_error_squared(u_, geometry_, boundary_, modes_, amplitude_,
-                                                 offset_, decay)};
+  double local[2] = {
+      kernels::heat_sum(u_, geometry_),
+      kernels::heat_error_squared(u_, geometry_, boundary_, modes_, amplitude_, offset_, decay)};
   double global[2] = {0, 0};
   MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   double max_local = kernels::heat_max_abs(u_, geometry_);
@@ -181,8 +186,9 @@ void HeatSolver::write_field_file(const std::string& path) const {
   out.write_attribute("/fields", "time", static_cast<double>(step_) * dt_);
   out.write_attribute("/fields", "cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
   out.write_attribute("/fields", "box_lo", std::vector<double>{0.0, 0.0, 0.0});
-  out.write_attribute("/fields", "box_hi",
-                      std::vector<double>{geometry_.length[0], geometry_.length[1], geometry_.length[2]});
+  out.write_attribute(
+      "/fields", "box_hi",
+      std::vector<double>{geometry_.length[0], geometry_.length[1], geometry_.length[2]});
   out.write_attribute("/fields", "centering", std::string("cell"));
   out.write_attribute("/fields", "axis_order", std::string("x,y,z (z fastest)"));
   out.close();
@@ -201,11 +207,11 @@ void HeatSolver::run() {
   }
   auto report = [&] {
     const Diagnostics d = diagnostics();
-    log.info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat, d.max_abs,
-             d.l2_error);
+    log.info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat,
+             d.max_abs, d.l2_error);
     if (csv)
-      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", static_cast<long long>(d.step), d.time,
-                   d.total_heat, d.max_abs, d.l2_error, d.l2_exact);
+      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", static_cast<long long>(d.step),
+                   d.time, d.total_heat, d.max_abs, d.l2_error, d.l2_exact);
   };
   log.info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|", "l2_error");
   report();
@@ -216,7 +222,8 @@ void HeatSolver::run() {
   }
   const double elapsed = wall_seconds() - start;
   if (csv) std::fclose(csv);
-  const double cell_steps = static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
+  const double cell_steps =
+      static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
   log.info("heat: {} steps in {:.3f} s, {:.3e} cell-steps/s", steps, elapsed,
            elapsed > 0 ? cell_steps / elapsed : 0.0);
   if (deck_.boolean("heat.write_field")) {

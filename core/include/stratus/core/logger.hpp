@@ -36,7 +36,8 @@ class Logger {
   }
   template <class... Args>
   void debug(fmt::format_string<Args...> f, Args&&... args) const {
-    if (enabled(LogLevel::debug)) write(LogLevel::debug, fmt::format(f, std::forward<Args>(args)...));
+    if (enabled(LogLevel::debug))
+      write(LogLevel::debug, fmt::format(f, std::forward<Args>(args)...));
   }
 
  private:

@@ -30,23 +30,51 @@ struct ParamSpec {
   std::string name;
   ParamType type = ParamType::real;
   std::string doc;
-  std::string unit_name;                  ///< "" for dimensionless
+  std::string unit_name;                    ///< "" for dimensionless
   std::optional<ParamValue> default_value;  ///< none: the key is required
-  std::optional<double> min, max;         ///< numeric bounds (on each element of a list)
+  std::optional<double> min, max;           ///< numeric bounds (on each element of a list)
   bool min_exclusive = false;
   bool max_exclusive = false;
-  std::vector<std::string> choices;       ///< allowed strings (empty: any)
-  std::optional<std::size_t> length;      ///< required list length
+  std::vector<std::string> choices;   ///< allowed strings (empty: any)
+  std::optional<std::size_t> length;  ///< required list length
 
-  ParamSpec& unit(std::string u) { unit_name = std::move(u); return *this; }
-  ParamSpec& set_default(ParamValue v) { default_value = std::move(v); return *this; }
-  ParamSpec& at_least(double v) { min = v; min_exclusive = false; return *this; }
-  ParamSpec& greater_than(double v) { min = v; min_exclusive = true; return *this; }
-  ParamSpec& at_most(double v) { max = v; max_exclusive = false; return *this; }
-  ParamSpec& less_than(double v) { max = v; max_exclusive = true; return *this; }
+  ParamSpec& unit(std::string u) {
+    unit_name = std::move(u);
+    return *this;
+  }
+  ParamSpec& set_default(ParamValue v) {
+    default_value = std::move(v);
+    return *this;
+  }
+  ParamSpec& at_least(double v) {
+    min = v;
+    min_exclusive = false;
+    return *this;
+  }
+  ParamSpec& greater_than(double v) {
+    min = v;
+    min_exclusive = true;
+    return *this;
+  }
+  ParamSpec& at_most(double v) {
+    max = v;
+    max_exclusive = false;
+    return *this;
+  }
+  ParamSpec& less_than(double v) {
+    max = v;
+    max_exclusive = true;
+    return *this;
+  }
   ParamSpec& positive() { return greater_than(0.0); }
-  ParamSpec& one_of(std::vector<std::string> c) { choices = std::move(c); return *this; }
-  ParamSpec& list_length(std::size_t n) { length = n; return *this; }
+  ParamSpec& one_of(std::vector<std::string> c) {
+    choices = std::move(c);
+    return *this;
+  }
+  ParamSpec& list_length(std::size_t n) {
+    length = n;
+    return *this;
+  }
 
   [[nodiscard]] bool required() const { return !default_value.has_value(); }
   /// Human description of what is allowed: "real > 0", "one of \"a\", \"b\"", ...
@@ -66,13 +94,27 @@ struct SectionSpec {
   std::vector<ParamSpec> params;
 
   ParamSpec& add(std::string name, ParamType type, std::string doc);
-  ParamSpec& add_bool(std::string name, std::string doc) { return add(std::move(name), ParamType::boolean, std::move(doc)); }
-  ParamSpec& add_int(std::string name, std::string doc) { return add(std::move(name), ParamType::integer, std::move(doc)); }
-  ParamSpec& add_real(std::string name, std::string doc) { return add(std::move(name), ParamType::real, std::move(doc)); }
-  ParamSpec& add_string(std::string name, std::string doc) { return add(std::move(name), ParamType::string, std::move(doc)); }
-  ParamSpec& add_int_list(std::string name, std::string doc) { return add(std::move(name), ParamType::integer_list, std::move(doc)); }
-  ParamSpec& add_real_list(std::string name, std::string doc) { return add(std::move(name), ParamType::real_list, std::move(doc)); }
-  ParamSpec& add_string_list(std::string name, std::string doc) { return add(std::move(name), ParamType::string_list, std::move(doc)); }
+  ParamSpec& add_bool(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::boolean, std::move(doc));
+  }
+  ParamSpec& add_int(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::integer, std::move(doc));
+  }
+  ParamSpec& add_real(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::real, std::move(doc));
+  }
+  ParamSpec& add_string(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::string, std::move(doc));
+  }
+  ParamSpec& add_int_list(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::integer_list, std::move(doc));
+  }
+  ParamSpec& add_real_list(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::real_list, std::move(doc));
+  }
+  ParamSpec& add_string_list(std::string name, std::string doc) {
+    return add(std::move(name), ParamType::string_list, std::move(doc));
+  }
 
   [[nodiscard]] const ParamSpec* find(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> names() const;

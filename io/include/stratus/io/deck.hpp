@@ -24,8 +24,8 @@ namespace stratus::io {
 
 /// Where a deck value came from.
 struct Origin {
-  std::string file;    ///< deck path as given on the command line
-  int line = 0;        ///< 1-based; 0 when not from the file
+  std::string file;  ///< deck path as given on the command line
+  int line = 0;      ///< 1-based; 0 when not from the file
   int column = 0;
   std::string option;  ///< "--set run.steps=10" when given on the command line
   bool is_default = false;
@@ -53,6 +53,20 @@ class DeckError : public InputError {
   std::vector<DeckProblem> problems_;
 };
 
+/// One command-line override of a deck value.
+struct Override {
+  std::string key;       ///< "section.key"
+  std::string value;     ///< TOML value text, or the literal string when `literal`
+  bool literal = false;  ///< take `value` as a string as it is (e.g. a directory name)
+  std::string option;    ///< as the user wrote it, for messages: "--set run.steps=10"
+
+  /// From "--set section.key=value": a value that is not valid TOML is taken as a string.
+  /// A text without '=' keeps the whole text as key and an empty value (reported by load_deck).
+  static Override from_set(const std::string& text);
+  /// A string value given by a dedicated option, e.g. --output-dir DIR.
+  static Override literal_string(std::string key, std::string value, std::string option);
+};
+
 /// A checked deck with every default filled in.
 class Deck {
  public:
@@ -62,7 +76,9 @@ class Deck {
   [[nodiscard]] bool boolean(std::string_view key) const { return get<bool>(key); }
   [[nodiscard]] std::int64_t integer(std::string_view key) const { return get<std::int64_t>(key); }
   [[nodiscard]] double real(std::string_view key) const { return get<double>(key); }
-  [[nodiscard]] const std::string& string(std::string_view key) const { return get<std::string>(key); }
+  [[nodiscard]] const std::string& string(std::string_view key) const {
+    return get<std::string>(key);
+  }
   [[nodiscard]] const std::vector<std::int64_t>& integer_list(std::string_view key) const {
     return get<std::vector<std::int64_t>>(key);
   }
@@ -79,8 +95,9 @@ class Deck {
   [[nodiscard]] const Origin& origin(std::string_view key) const;
   /// An error about `key` for checks that need several values (e.g. a grid that cannot be
   /// split over the ranks); the message names the value's origin and the key.
-  [[nodiscard]] DeckError error_at(std::string_view key, const std::string& message,
-                                   std::source_location where = std::source_location::current()) const;
+  [[nodiscard]] DeckError error_at(
+      std::string_view key, const std::string& message,
+      std::source_location where = std::source_location::current()) const;
 
   /// The resolved deck as TOML: every section of the schema, every key, defaults marked.
   /// Reading it back with load_deck gives the same deck.
@@ -99,7 +116,7 @@ class Deck {
   }
 
  private:
-  friend Deck load_deck(const std::string&, const std::string&, const std::vector<std::string>&,
+  friend Deck load_deck(const std::string&, const std::string&, const std::vector<Override>&,
                         Schema, const std::function<void(const std::string&, Schema&)>&);
   struct Entry {
     ParamValue value;
@@ -120,15 +137,19 @@ std::string read_deck_file(MPI_Comm comm, const std::string& path);
 
 /// Reads, overrides and checks a deck (see the file comment).
 /// - `path`: shown in messages; `text`: the file's contents.
-/// - `overrides`: "section.key=value" strings from --set, applied before checking; a value
-///   that is not valid TOML is taken as a string.
+/// - `overrides`: command-line overrides, applied before checking.
 /// - `schema`: the sections known before the solver is known; must declare [run] with a
 ///   required string key `solver`.
 /// - `add_solver_sections(solver, schema)`: called once [run] is valid, adds the solver's
 ///   sections.
 /// Throws DeckError listing every problem.
 Deck load_deck(const std::string& path, const std::string& text,
-               const std::vector<std::string>& overrides, Schema schema,
+               const std::vector<Override>& overrides, Schema schema,
+               const std::function<void(const std::string& solver, Schema&)>& add_solver_sections);
+
+/// Same, with `--set` texts ("section.key=value").
+Deck load_deck(const std::string& path, const std::string& text,
+               const std::vector<std::string>& set_options, Schema schema,
                const std::function<void(const std::string& solver, Schema&)>& add_solver_sections);
 
 }  // namespace stratus::io

@@ -32,11 +32,11 @@ KOKKOS_INLINE_FUNCTION Real heat_wavenumber(HeatBoundary b, int k, Real length) 
 /// Geometry of one rank's block, passed by value to kernels.
 /// (Kokkos::Array, not std::array: its operator[] is callable on every device.)
 struct HeatBlock {
-  int g = 1;                              ///< ghost width
-  Kokkos::Array<std::int64_t, 3> n{};     ///< interior cells
-  Kokkos::Array<std::int64_t, 3> begin{}; ///< global index of the first interior cell
-  Kokkos::Array<Real, 3> lo{}, length{};  ///< global box
-  Kokkos::Array<Real, 3> dx{};            ///< cell size
+  int g = 1;                               ///< ghost width
+  Kokkos::Array<std::int64_t, 3> n{};      ///< interior cells
+  Kokkos::Array<std::int64_t, 3> begin{};  ///< global index of the first interior cell
+  Kokkos::Array<Real, 3> lo{}, length{};   ///< global box
+  Kokkos::Array<Real, 3> dx{};             ///< cell size
 };
 
 using HeatModes = Kokkos::Array<int, 3>;
@@ -96,7 +96,8 @@ inline void heat_fill_wall(const Field3D& u, const HeatBlock& blk, int axis, int
   hi[axis] = g;
   Kokkos::parallel_for(
       "heat_fill_wall",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]}),
+      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({lo[0], lo[1], lo[2]},
+                                                           {hi[0], hi[1], hi[2]}),
       KOKKOS_LAMBDA(const int i, const int j, const int l) {
         int dst[3] = {i, j, l};
         int src[3] = {i, j, l};

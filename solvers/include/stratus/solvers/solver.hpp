@@ -54,13 +54,13 @@ Schema common_schema(const SolverRegistry& registry);
 /// `overrides`, and checks it against the common sections plus those of its solver.
 /// Collective over ctx.comm(). Throws InputError/DeckError.
 io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const std::string& path,
-                       const std::vector<std::string>& overrides);
+                       const std::vector<io::Override>& overrides);
 
 /// Creates the deck's solver and runs it. Collective.
 void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck);
 
 /// The input reference (Markdown) of every section of every registered solver; written to
-/// docs/input-reference.md by `stratus schema --format markdown`.
+/// docs/input-reference.md by `stratus schema`.
 std::string input_reference_markdown(const SolverRegistry& registry);
 
 }  // namespace stratus
