@@ -44,7 +44,6 @@ packages=(
   libfftw3-dev libfftw3-mpi-dev
   libtomlplusplus-dev libcli11-dev libfmt-dev
   libgtest-dev clang-format
-  python3-h5py python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // H5Writer: parallel (MPI-IO) writing of Stratus HDF5 files and their common metadata.
 #include "stratus/io/h5file.hpp"
 
+#include "h5_support.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/version.hpp"
 
@@ -15,41 +16,8 @@
 namespace stratus::io {
 namespace {
 
-/// Turns HDF5's automatic error-stack printing off for one scope (we check every result and
-/// report failures ourselves), restoring whatever was set before.
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-/// Owns one HDF5 identifier and releases it with the matching close function.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(Handle&& other) noexcept : id_(std::exchange(other.id_, -1)), close_(other.close_) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle& operator=(Handle&&) = delete;
-  operator hid_t() const noexcept { return id_; }  // NOLINT(google-explicit-constructor)
-
- private:
-  hid_t id_;
-  Closer close_;
-};
+using detail::Handle;
+using detail::QuietHdf5Errors;
 
 herr_t keep_innermost(unsigned n, const H5E_error2_t* err, void* out) {
   if (n == 0 && err != nullptr && err->desc != nullptr) {

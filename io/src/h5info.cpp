@@ -1,5 +1,6 @@
 // Serial reading of Stratus HDF5 files: `stratus info` descriptions and small readers for tests
 // and tools. Every failure here is about the file the user pointed at, hence InputError.
+#include "h5_support.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/io/h5file.hpp"
 
@@ -14,6 +15,9 @@
 namespace stratus::io {
 namespace {
 
+using detail::Handle;
+using detail::QuietHdf5Errors;
+
 /// Root attributes every Stratus file carries; `describe_file` prints them in its header.
 constexpr std::string_view kCommonAttributes[] = {"stratus_format",  "stratus_format_version",
                                                   "stratus_version", "stratus_git_revision",
@@ -23,45 +27,6 @@ constexpr std::string_view kCommonAttributes[] = {"stratus_format",  "stratus_fo
 constexpr hssize_t kInlineValues = 16;
 /// Longer strings are cut when printed inline.
 constexpr std::size_t kInlineChars = 72;
-
-/// Turns HDF5's automatic error-stack printing off for one scope, restoring it afterwards.
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5Errors() {
-    H5Eclear2(H5E_DEFAULT);
-    H5Eset_auto2(H5E_DEFAULT, func_, data_);
-  }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-};
-
-/// Owns one HDF5 identifier and releases it with the matching close function.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(Handle&& other) noexcept : id_(std::exchange(other.id_, -1)), close_(other.close_) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle& operator=(Handle&&) = delete;
-  operator hid_t() const noexcept { return id_; }  // NOLINT(google-explicit-constructor)
-  [[nodiscard]] bool valid() const noexcept { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  Closer close_;
-};
 
 /// Returns `result` unless negative (an HDF5 failure), then throws InputError.
 template <class T>
