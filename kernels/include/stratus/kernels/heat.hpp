@@ -42,24 +42,33 @@ struct HeatBlock {
 using HeatModes = Kokkos::Array<int, 3>;
 using HeatBoundaries = Kokkos::Array<HeatBoundary, 3>;
 
+/// The interior cells [g, g + n) of a block, as a 3D range.
+inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> heat_interior(const HeatBlock& blk) {
+  const int g = blk.g;
+  return Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
+      {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g});
+}
+
+/// prod_a heat_mode(b_a, k_a, s_a) at the centre of cell (i, j, l) of the block (ghosted indices).
+KOKKOS_INLINE_FUNCTION Real heat_mode_product(const HeatBlock& blk, const HeatBoundaries& b,
+                                              const HeatModes& k, int i, int j, int l) {
+  const int idx[3] = {i, j, l};
+  Real v = 1;
+  for (int a = 0; a < 3; ++a) {
+    const Real s =
+        (static_cast<Real>(blk.begin[a] + idx[a] - blk.g) + Real(0.5)) * blk.dx[a] / blk.length[a];
+    v *= heat_mode(b[a], k[a], s);
+  }
+  return v;
+}
+
 /// The separable mode u = offset + amplitude * decay * prod_a heat_mode(b_a, k_a, s_a) at the
 /// cell centres of the block's interior.
 inline void heat_set_mode(const Field3D& u, const HeatBlock& blk, const HeatBoundaries b,
                           const HeatModes k, Real amplitude, Real offset) {
-  const int g = blk.g;
   Kokkos::parallel_for(
-      "heat_set_mode",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-          {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g}),
-      KOKKOS_LAMBDA(const int i, const int j, const int l) {
-        const int idx[3] = {i, j, l};
-        Real v = amplitude;
-        for (int a = 0; a < 3; ++a) {
-          const Real s = (static_cast<Real>(blk.begin[a] + idx[a] - g) + Real(0.5)) * blk.dx[a] /
-                         blk.length[a];
-          v *= heat_mode(b[a], k[a], s);
-        }
-        u(i, j, l) = offset + v;
+      "heat_set_mode", heat_interior(blk), KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        u(i, j, l) = offset + amplitude * heat_mode_product(blk, b, k, i, j, l);
       });
 }
 
@@ -69,13 +78,9 @@ inline void heat_set_mode(const Field3D& u, const HeatBlock& blk, const HeatBoun
 /// any rank count.
 inline void heat_ftcs_step(const Field3D& u, const Field3D& next, const HeatBlock& blk,
                            std::array<Real, 3> c) {
-  const int g = blk.g;
   const Real cx = c[0], cy = c[1], cz = c[2];
   Kokkos::parallel_for(
-      "heat_ftcs_step",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-          {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g}),
-      KOKKOS_LAMBDA(const int i, const int j, const int l) {
+      "heat_ftcs_step", heat_interior(blk), KOKKOS_LAMBDA(const int i, const int j, const int l) {
         const Real uc = u(i, j, l);
         next(i, j, l) = uc + cx * (u(i - 1, j, l) - 2 * uc + u(i + 1, j, l)) +
                         cy * (u(i, j - 1, l) - 2 * uc + u(i, j + 1, l)) +
@@ -115,24 +120,18 @@ inline void heat_fill_wall(const Field3D& u, const HeatBlock& blk, int axis, int
 
 /// Sum of u over the interior.
 inline Real heat_sum(const Field3D& u, const HeatBlock& blk) {
-  const int g = blk.g;
   Real sum = 0;
   Kokkos::parallel_reduce(
-      "heat_sum",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-          {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g}),
+      "heat_sum", heat_interior(blk),
       KOKKOS_LAMBDA(const int i, const int j, const int l, Real& acc) { acc += u(i, j, l); }, sum);
   return sum;
 }
 
 /// Largest |u| over the interior.
 inline Real heat_max_abs(const Field3D& u, const HeatBlock& blk) {
-  const int g = blk.g;
   Real m = 0;
   Kokkos::parallel_reduce(
-      "heat_max_abs",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-          {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g}),
+      "heat_max_abs", heat_interior(blk),
       KOKKOS_LAMBDA(const int i, const int j, const int l, Real& acc) {
         const Real v = kmath::fabs(u(i, j, l));
         if (v > acc) acc = v;
@@ -145,21 +144,12 @@ inline Real heat_max_abs(const Field3D& u, const HeatBlock& blk) {
 /// the factor `decay`.
 inline Real heat_error_squared(const Field3D& u, const HeatBlock& blk, const HeatBoundaries b,
                                const HeatModes k, Real amplitude, Real offset, Real decay) {
-  const int g = blk.g;
   Real sum = 0;
   Kokkos::parallel_reduce(
-      "heat_error_squared",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-          {g, g, g}, {blk.n[0] + g, blk.n[1] + g, blk.n[2] + g}),
+      "heat_error_squared", heat_interior(blk),
       KOKKOS_LAMBDA(const int i, const int j, const int l, Real& acc) {
-        const int idx[3] = {i, j, l};
-        Real v = amplitude * decay;
-        for (int a = 0; a < 3; ++a) {
-          const Real s = (static_cast<Real>(blk.begin[a] + idx[a] - g) + Real(0.5)) * blk.dx[a] /
-                         blk.length[a];
-          v *= heat_mode(b[a], k[a], s);
-        }
-        const Real e = u(i, j, l) - (offset + v);
+        const Real e =
+            u(i, j, l) - (offset + amplitude * decay * heat_mode_product(blk, b, k, i, j, l));
         acc += e * e;
       },
       sum);
