@@ -57,6 +57,15 @@ Context::Context(int& argc, char**& argv, ContextOptions options)
   if (options.initialize_kokkos) kokkos_ = std::make_unique<KokkosGuard>(argc, argv);
 }
 
+Context::Context(const Context& parent, MPI_Comm comm)
+    : options_(parent.options_), owns_mpi_(false), logger_(0, 1, false, parent.options_.log_level) {
+  MPI_Comm_dup(comm, &comm_);
+  MPI_Comm_dup(comm, &failure_comm_);
+  rank_ = mpi_rank(comm_);
+  size_ = mpi_size(comm_);
+  logger_ = Logger(rank_, size_, options_.log_all_ranks, options_.log_level);
+}
+
 Context::~Context() {
   kokkos_.reset();
   MPI_Comm_free(&failure_comm_);

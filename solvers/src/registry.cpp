@@ -1,6 +1,7 @@
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/heat.hpp"
+#include "stratus/solvers/md/md_solver.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <fmt/format.h>
@@ -32,6 +33,12 @@ void register_builtin_solvers(SolverRegistry& registry) {
       "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid",
       [](Schema& s) { HeatSolver::declare_sections(s); },
       [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); }});
+  registry.add(
+      SolverEntry{"md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
+                  [](Schema& s) { md::MdSolver::declare_sections(s); },
+                  [](Context& ctx, const io::Deck& deck) {
+                    return std::make_unique<md::MdSolver>(ctx, deck);
+                  }});
 }
 
 Schema common_schema(const SolverRegistry& registry) {

@@ -28,6 +28,10 @@ class Context {
   /// options.initialize_kokkos is false);
   /// finalizes in the destructor whatever it initialized.
   Context(int& argc, char**& argv, ContextOptions options = {});
+  /// A context on a sub-communicator of an existing one (ensembles, serial references in
+  /// tests): duplicates `comm`, shares the parent's MPI and Kokkos, logs like the parent.
+  /// Collective over `comm`.
+  Context(const Context& parent, MPI_Comm comm);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

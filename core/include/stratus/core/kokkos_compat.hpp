@@ -22,6 +22,10 @@ KOKKOS_INLINE_FUNCTION T exp(T x) {
   return STRATUS_KOKKOS_MATH_NS::exp(x);
 }
 template <class T>
+KOKKOS_INLINE_FUNCTION T log(T x) {
+  return STRATUS_KOKKOS_MATH_NS::log(x);
+}
+template <class T>
 KOKKOS_INLINE_FUNCTION T sin(T x) {
   return STRATUS_KOKKOS_MATH_NS::sin(x);
 }

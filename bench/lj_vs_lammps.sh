@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Lennard-Jones liquid: Stratus against LAMMPS (Debian's `lmp`) on the same machine, in one run.
+#
+# The same system as LAMMPS's bench/in.lj: fcc lattice at reduced density 0.8442, 20x20x20 unit
+# cells (32,000 atoms), T = 1.44, lj/cut 2.5, skin 0.3, lists rebuilt every 20 steps, NVE,
+# dt = 0.005. Runs alternate between the two codes, REPEAT times per rank count, and the
+# median of each is reported with the ratio (Stratus / LAMMPS; > 1 means Stratus is faster).
+#
+#   bench/lj_vs_lammps.sh                  1 and 2 ranks, in.lj box, 1000 steps, 3 repeats
+#   CELLS=32 bench/lj_vs_lammps.sh         a 4x larger system (131,072 atoms): weak scaling
+#
+# Needs a built Stratus (tools/setup.sh) and `apt-get install lammps`. One thread per rank.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+stratus="${STRATUS:-$here/build/apps/stratus}"
+lmp="${LMP:-$(command -v lmp || true)}"
+steps="${STEPS:-1000}"
+repeat="${REPEAT:-3}"
+ranks_list="${RANKS:-1 2}"
+cells="${CELLS:-20}"
+[ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
+[ -n "$lmp" ] || { echo "no lmp: apt-get install lammps" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false
+
+cat >"$work/lammps.in" <<LMP
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 $cells 0 $cells 0 $cells
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 20 check no
+fix 1 all nve
+thermo 100
+run $steps
+LMP
+
+cat >"$work/stratus.toml" <<TOML
+[run]
+solver = "md"
+steps = $steps
+name = "bench"
+[md]
+timestep = 0.005
+[md.lattice]
+style = "fcc"
+density = 0.8442
+cells = [$cells, $cells, $cells]
+[md.velocity]
+temperature = 1.44
+[md.pair]
+cutoff = 2.5
+[[md.pair.coeff]]
+types = [1, 1]
+epsilon = 1.0
+sigma = 1.0
+[md.neighbor]
+skin = 0.3
+every = 20
+[md.thermo]
+every = 100
+TOML
+
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+# Peak resident memory (kB) of the whole job, from GNU time's %M (max over the ranks, per rank).
+run_timed() { /usr/bin/time -f "%M" -o "$work/rss" "$@"; }
+
+natoms=$((4 * cells * cells * cells))
+printf '%-6s %-8s %16s %16s %14s\n' ranks code atom-steps/s timesteps/s "peak RSS/atom"
+for np in $ranks_list; do
+  : >"$work/l.$np"
+  : >"$work/s.$np"
+  for r in $(seq "$repeat"); do
+    (cd "$work" && run_timed mpiexec -n "$np" "$lmp" -in lammps.in -log none >"lmp.out" 2>&1)
+    grep -m1 "^Performance:" "$work/lmp.out" | sed -E 's/.* ([0-9.]+) timesteps\/s.*/\1/' >>"$work/l.$np"
+    echo "$(cat "$work/rss")" >"$work/l.rss.$np"
+    run_timed mpiexec -n "$np" "$stratus" run "$work/stratus.toml" --output-dir "$work/out" >"$work/s.out" 2>&1
+    grep -m1 "^md: .* timesteps/s" "$work/s.out" | sed -E 's/.*: ([0-9.e+]+) timesteps\/s.*/\1/' >>"$work/s.$np"
+    echo "$(cat "$work/rss")" >"$work/s.rss.$np"
+  done
+  l=$(median <"$work/l.$np")
+  s=$(median <"$work/s.$np")
+  lrss=$(awk -v m="$(cat "$work/l.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
+  srss=$(awk -v m="$(cat "$work/s.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
+  printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" lammps "$(echo "$l * $natoms" | bc -l)" "$l" "$lrss"
+  printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" stratus "$(echo "$s * $natoms" | bc -l)" "$s" "$srss"
+  printf '%-6s ratio stratus/lammps = %.3f  (%d atoms, %s steps, median of %s)\n' "$np" \
+    "$(echo "$s / $l" | bc -l)" "$natoms" "$steps" "$repeat"
+done

@@ -1,0 +1,120 @@
+// MPI communication of the MD solver: migration of owned atoms to the rank whose subdomain holds
+// them, and ghost atoms (copies from the neighbours and periodic images) within the ghost
+// cutoff of this rank's subdomain. Planned by build_ghosts, executed every step by
+// update_ghosts.
+#pragma once
+
+#include "stratus/core/decomposition.hpp"
+#include "stratus/core/types.hpp"
+#include "stratus/solvers/md/atoms.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace stratus::md {
+
+namespace detail {
+/// One migrating atom on the wire. At namespace scope because CUDA rejects private nested types
+/// in kernel closures.
+struct MigrantRecord {
+  Real x[3];
+  Real v[3];
+  GlobalId id;
+  int type;
+  int image[3];
+};
+/// What a new ghost gets besides its position (which travels as 3 Reals, as in every update).
+struct GhostTag {
+  GlobalId id;
+  int type;
+};
+}  // namespace detail
+
+/// Moves atoms between the subdomains of a CartDecomposition and keeps ghost atoms.
+///
+/// Axes are handled one after the other (x, then y, then z), each with the low and the high
+/// neighbour; a ghost received on an earlier axis is forwarded on later ones, so edges and
+/// corners are covered. Buffers live on the device, are filled and emptied by kernels and are
+/// staged through host mirrors for MPI (where the neighbour is this rank, ghosts are unpacked
+/// straight from the send buffer, without MPI). Every call is collective over the
+/// decomposition's communicator; the decomposition must outlive this object.
+///
+/// Typical use: migrate + build_ghosts when the neighbour list is rebuilt, update_ghosts on
+/// every other step.
+class AtomExchange {
+ public:
+  /// Plans nothing yet. Throws InputError when a subdomain is narrower than `ghost_cutoff`
+  /// (cutoff + skin) along an axis that exchanges ghosts (periodic, or split over several
+  /// ranks): ghosts come from the adjacent neighbour only. `global` is the whole box.
+  AtomExchange(const CartDecomposition& decomposition, const Box& global, Real ghost_cutoff);
+
+  /// Sends owned atoms that are outside this rank's subdomain to their owners (x, v, type, id
+  /// and image travel; f does not). Positions on periodic axes are first wrapped into [lo, hi)
+  /// of the global box, counting the box lengths moved in `image` (an atom exactly at hi goes
+  /// to lo). Throws RuntimeError, on every rank and with the same message, when an atom moved
+  /// more than one subdomain along an axis, left the box through a non-periodic wall (outside
+  /// [lo, hi)) or has a non-finite position; the message names the atom's id and position.
+  /// Owned atoms keep no particular order. Drops all ghosts (nghost = 0) and the ghost plan.
+  void migrate(AtomData& atoms);
+
+  /// Plans and builds the ghosts: along each axis, atoms (owned, and ghosts of earlier axes)
+  /// with x < sub_lo + ghost_cutoff go to the low neighbour and those with x >= sub_hi -
+  /// ghost_cutoff to the high one, shifted by +-box length when crossing a periodic boundary.
+  /// With one rank on a periodic axis the neighbour is this rank (periodic images). Faces on a
+  /// non-periodic wall send nothing. Ghosts get x, type and id; replaces any previous ghosts.
+  void build_ghosts(AtomData& atoms);
+
+  /// Refreshes ghost positions from their owners with the plan of the last build_ghosts (same
+  /// atoms, same order, same shifts). Call every step between rebuilds; throws RuntimeError
+  /// when nlocal or nghost differ from the plan (e.g. after migrate).
+  void update_ghosts(AtomData& atoms);
+
+  /// Number of ghosts of the current plan (0 before build_ghosts).
+  [[nodiscard]] int ghost_count() const noexcept { return planned_nghost_; }
+  /// Bytes this rank sends through MPI per update_ghosts (device copies to itself excluded).
+  [[nodiscard]] std::int64_t update_bytes() const noexcept;
+  [[nodiscard]] Real ghost_cutoff() const noexcept { return cutoff_; }
+  [[nodiscard]] const Box& global_box() const noexcept { return global_; }
+  /// This rank's subdomain.
+  [[nodiscard]] const Box& local_box() const noexcept { return local_; }
+
+ private:
+  using IndexList = Kokkos::View<int*, DevMemSpace>;
+  using RealBuffer = Kokkos::View<Real*, DevMemSpace>;
+
+  const CartDecomposition& decomposition_;
+  Box global_;
+  Box local_;
+  Real cutoff_;
+  std::array<std::array<int, 2>, 3> neighbor_{};  // rank per axis and side (0 low, 1 high)
+
+  // Migration buffers (grow only); send: low-side records in the first half, high-side ones in
+  // the second.
+  Kokkos::View<detail::MigrantRecord*, DevMemSpace> migrant_send_, migrant_recv_;
+  Kokkos::View<detail::MigrantRecord*, DevMemSpace>::host_mirror_type migrant_send_host_,
+      migrant_recv_host_;
+  IndexList holes_;
+
+  // Ghost plan per axis and side: atoms to send, how many come back, and the shift applied.
+  struct AxisPlan {
+    bool active = false;  // a neighbour on either side
+    std::array<IndexList, 2> send_list;
+    std::array<int, 2> send_count{0, 0};
+    std::array<int, 2> recv_count{0, 0};  // [0] from the low neighbour, [1] from the high one
+    std::array<Real, 2> shift{0, 0};
+    int recv_begin = 0;         // ghosts from the low neighbour, then from the high one, start here
+    bool self = false;          // both neighbours are this rank: no MPI, no staging
+    RealBuffer send_x, recv_x;  // 3 Reals per atom, both sides back to back
+    RealBuffer::host_mirror_type send_x_host, recv_x_host;
+  };
+  std::array<AxisPlan, 3> plan_;
+  Kokkos::View<detail::GhostTag*, DevMemSpace> tag_send_, tag_recv_;
+  Kokkos::View<detail::GhostTag*, DevMemSpace>::host_mirror_type tag_send_host_, tag_recv_host_;
+
+  // Sends the positions of axis `axis` of the plan and writes them into the ghosts.
+  void exchange_positions(AtomData& atoms, int axis);
+  int planned_nlocal_ = -1;  // -1: no plan
+  int planned_nghost_ = 0;
+};
+
+}  // namespace stratus::md

@@ -1,0 +1,85 @@
+// The molecular dynamics solver: Lennard-Jones atoms, velocity Verlet (NVE, Langevin),
+// 3D spatial decomposition with ghost atoms, Verlet lists rebuilt on demand.
+#pragma once
+
+#include "stratus/core/decomposition.hpp"
+#include "stratus/kernels/md/lj_cut.hpp"
+#include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/solvers/md/atom_exchange.hpp"
+#include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/solver.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace stratus::md {
+
+/// Global thermodynamic state (energies per atom, as LAMMPS prints them in LJ units).
+struct Thermo {
+  std::int64_t step = 0;
+  double time = 0;
+  std::int64_t natoms = 0;
+  double temperature = 0;
+  double kinetic = 0;    ///< per atom
+  double potential = 0;  ///< per atom (with the tail correction when enabled)
+  double total = 0;      ///< per atom
+  double pressure = 0;
+  double volume = 0;
+};
+
+class MdSolver : public Solver {
+ public:
+  static void declare_sections(Schema& schema);
+
+  /// Sets up the decomposition, the atoms (lattice and velocities), ghosts, neighbour lists
+  /// and the initial forces. Collective. Throws DeckError for inconsistent decks.
+  MdSolver(Context& ctx, const io::Deck& deck);
+  ~MdSolver() override;
+
+  /// Runs run.steps steps with thermo output, then prints the performance summary.
+  void run() override;
+  /// Advances one step. Collective.
+  void step();
+  /// Current global thermodynamic state. Collective.
+  [[nodiscard]] Thermo thermo() const;
+
+  [[nodiscard]] const AtomData& atoms() const noexcept { return atoms_; }
+  [[nodiscard]] std::int64_t natoms() const noexcept { return natoms_; }
+  [[nodiscard]] std::int64_t rebuilds() const noexcept { return rebuilds_; }
+  [[nodiscard]] const Box& box() const noexcept { return box_; }
+
+ private:
+  void create_lattice();
+  void create_velocities();
+  void rebuild();
+  void compute_forces();
+  [[nodiscard]] double kinetic_energy() const;  // global sum
+
+  Context& ctx_;
+  const io::Deck& deck_;
+  Box box_;
+  std::unique_ptr<CartDecomposition> decomposition_;
+  std::unique_ptr<AtomExchange> exchange_;
+  AtomData atoms_;
+  kernels::md::TypeMasses masses_;
+  kernels::md::LJCut pair_;
+  kernels::md::NeighborBuilder neighbor_builder_;
+  kernels::md::NeighborList neighbors_;
+  kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
+  int ntypes_ = 1;
+  std::int64_t natoms_ = 0;
+  double dt_ = 0;
+  double cutoff_max_ = 0, skin_ = 0;
+  std::int64_t rebuild_every_ = 0;
+  std::string integrator_;
+  double target_temperature_ = 0, gamma_ = 0;
+  std::int64_t langevin_seed_ = 0;
+  double tail_energy_ = 0, tail_virial_ = 0;  // global totals
+  double pair_energy_ = 0, pair_virial_ = 0;  // local sums of the last force computation
+  std::int64_t step_ = 0;
+  std::int64_t rebuilds_ = 0;
+  std::int64_t last_rebuild_step_ = 0;
+};
+
+}  // namespace stratus::md

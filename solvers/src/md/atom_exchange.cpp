@@ -1,0 +1,353 @@
+#include "stratus/solvers/md/atom_exchange.hpp"
+
+#include "atom_exchange_kernels.hpp"
+#include "stratus/core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+
+namespace stratus::md {
+
+namespace {
+
+using detail::AxisGeometry;
+
+constexpr std::array<const char*, 3> kAxisName{"x", "y", "z"};
+// Tags per message kind, then 2 * axis + direction of travel: the two messages between the same
+// pair of ranks (two ranks on a periodic axis) never mix.
+constexpr int kTagCounts = 4300, kTagMigrants = 4310, kTagGhostTags = 4320, kTagPositions = 4330;
+int tag(int base, int axis, int travel_dir) { return base + 2 * axis + (travel_dir > 0 ? 0 : 1); }
+
+// Number of `elem` items a message of `n` items of `size` bytes counts as, checked against int.
+int message_count(std::int64_t n, std::int64_t size) {
+  if (n * size > INT_MAX) {
+    throw RuntimeError(fmt::format(
+        "AtomExchange: a message of {} atoms ({} bytes) is too large for one MPI message", n,
+        n * size));
+  }
+  return static_cast<int>(n * size);
+}
+
+// Posts the receives from both neighbours of `axis`, sends to both, waits. Counts are in items
+// of `type`; sides with MPI_PROC_NULL are skipped. Side 0 is the low neighbour.
+void exchange(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
+              MPI_Datatype type, std::array<const void*, 2> send, std::array<int, 2> send_count,
+              std::array<void*, 2> recv, std::array<int, 2> recv_count) {
+  std::array<MPI_Request, 4> req{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                                 MPI_REQUEST_NULL};
+  for (int s = 0; s < 2; ++s) {
+    if (neighbor[s] == MPI_PROC_NULL) continue;
+    // What the low neighbour sends us travels up, and vice versa.
+    MPI_Irecv(recv[s], recv_count[s], type, neighbor[s], tag(base, axis, s == 0 ? 1 : -1), comm,
+              &req[s]);
+  }
+  for (int s = 0; s < 2; ++s) {
+    if (neighbor[s] == MPI_PROC_NULL) continue;
+    MPI_Isend(send[s], send_count[s], type, neighbor[s], tag(base, axis, s == 0 ? -1 : 1), comm,
+              &req[2 + s]);
+  }
+  MPI_Waitall(4, req.data(), MPI_STATUSES_IGNORE);
+}
+
+// Exchanges the numbers of atoms sent to both neighbours; returns those received.
+std::array<int, 2> exchange_counts(MPI_Comm comm, const std::array<int, 2>& neighbor, int axis,
+                                   std::array<int, 2> send) {
+  std::array<int, 2> recv{0, 0};
+  exchange(comm, neighbor, kTagCounts, axis, MPI_INT, {&send[0], &send[1]}, {1, 1},
+           {&recv[0], &recv[1]}, {1, 1});
+  return recv;
+}
+
+// Exchanges device buffers through host mirrors: `send_count[s]` items of `send` from
+// `send_at[s]` go to neighbour s; what comes back lands in `recv`, low side first. Items are
+// Reals or trivially copyable records, sent as bytes.
+template <class T>
+void exchange_staged(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
+                     const Kokkos::View<T*, DevMemSpace>& send,
+                     const typename Kokkos::View<T*, DevMemSpace>::host_mirror_type& send_host,
+                     std::array<std::size_t, 2> send_at, std::array<int, 2> send_count,
+                     const Kokkos::View<T*, DevMemSpace>& recv,
+                     const typename Kokkos::View<T*, DevMemSpace>::host_mirror_type& recv_host,
+                     std::array<int, 2> recv_count) {
+  using Range = std::pair<std::size_t, std::size_t>;
+  for (int s = 0; s < 2; ++s) {
+    const Range range(send_at[s], send_at[s] + send_count[s]);
+    if (send_count[s] > 0) {
+      Kokkos::deep_copy(Kokkos::subview(send_host, range), Kokkos::subview(send, range));
+    }
+  }
+  const auto size = static_cast<std::int64_t>(sizeof(T));
+  exchange(comm, neighbor, base, axis, MPI_BYTE,
+           {send_host.data() + send_at[0], send_host.data() + send_at[1]},
+           {message_count(send_count[0], size), message_count(send_count[1], size)},
+           {recv_host.data(), recv_host.data() + recv_count[0]},
+           {message_count(recv_count[0], size), message_count(recv_count[1], size)});
+  const Range all(0, static_cast<std::size_t>(recv_count[0]) + recv_count[1]);
+  if (all.second > 0)
+    Kokkos::deep_copy(Kokkos::subview(recv, all), Kokkos::subview(recv_host, all));
+}
+
+// Grows `view` (contents dropped) and its host mirror to hold at least n entries.
+template <class V>
+void ensure(V& view, typename V::host_mirror_type& host, std::int64_t n) {
+  if (static_cast<std::int64_t>(view.extent(0)) >= n && view.data() != nullptr) return;
+  Kokkos::realloc(view, static_cast<std::size_t>(n + n / 4 + 16));
+  host = Kokkos::create_mirror_view(view);
+}
+template <class V>
+void ensure(V& view, std::int64_t n) {
+  if (static_cast<std::int64_t>(view.extent(0)) >= n && view.data() != nullptr) return;
+  Kokkos::realloc(view, static_cast<std::size_t>(n + n / 4 + 16));
+}
+
+// Makes every rank throw the same RuntimeError when any rank found a bad atom (`bad` from
+// wrap_and_check), naming the first bad atom of the lowest such rank. One Allreduce when all
+// is well.
+void agree_on_atoms(MPI_Comm comm, int rank, std::int64_t bad, const AtomData& atoms,
+                    const Kokkos::Array<AxisGeometry, 3>& geo) {
+  struct {
+    int fine;
+    int rank;
+  } mine{bad == detail::kNoFailure ? 1 : 0, rank}, first{1, 0};
+  MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, comm);
+  if (first.fine != 0) return;
+  struct {
+    Real x[3];
+    Real sub_lo, sub_hi, lo, hi;
+    GlobalId id;
+    int code;
+  } report{};
+  if (rank == first.rank) {
+    const auto i = static_cast<int>(bad / 16);
+    report.code = static_cast<int>(bad % 16);
+    const auto x = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), Kokkos::subview(atoms.x, std::make_pair(i, i + 1), Kokkos::ALL));
+    const auto id = Kokkos::create_mirror_view_and_copy(
+        Kokkos::HostSpace(), Kokkos::subview(atoms.id, std::make_pair(i, i + 1)));
+    for (int d = 0; d < 3; ++d) report.x[d] = x(0, d);
+    report.id = id(0);
+    const AxisGeometry& g = geo[report.code % 3];
+    report.sub_lo = g.sub_lo;
+    report.sub_hi = g.sub_hi;
+    report.lo = g.lo;
+    report.hi = g.hi;
+  }
+  MPI_Bcast(&report, sizeof(report), MPI_BYTE, first.rank, comm);
+  const char* axis = kAxisName[report.code % 3];
+  const std::string where = fmt::format("atom {} at ({}, {}, {}) on rank {}", report.id,
+                                        report.x[0], report.x[1], report.x[2], first.rank);
+  switch (report.code / 3) {
+    case 0:
+      throw RuntimeError(fmt::format(
+          "{} has a non-finite or runaway coordinate along {}: the simulation blew up (time "
+          "step too large, overlapping atoms?)",
+          where, axis));
+    case 1:
+      throw RuntimeError(fmt::format(
+          "{} left the box through the non-periodic {} wall (the box spans [{}, {}) along {}): "
+          "atoms must stay inside a non-periodic box",
+          where, axis, report.lo, report.hi, axis));
+    default:
+      throw RuntimeError(fmt::format(
+          "{} moved more than one subdomain along {} since the last migration (the rank owns "
+          "[{}, {}) along {}): the time step is too large or atoms move too fast; migrate "
+          "more often",
+          where, axis, report.sub_lo, report.sub_hi, axis));
+  }
+}
+
+}  // namespace
+
+AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& global,
+                           Real ghost_cutoff)
+    : decomposition_(decomposition),
+      global_(global),
+      local_(decomposition.local_box(global)),
+      cutoff_(ghost_cutoff) {
+  if (!(ghost_cutoff >= 0) || !std::isfinite(ghost_cutoff)) {
+    throw InputError(fmt::format("the ghost cutoff (cutoff + skin) {} must be >= 0", ghost_cutoff));
+  }
+  for (int a = 0; a < 3; ++a) {
+    const Real length = global.length(a);
+    if (!(length > 0) || !std::isfinite(length)) {
+      throw InputError(fmt::format("the box spans [{}, {}) along {}: its length must be > 0",
+                                   global.lo[a], global.hi[a], kAxisName[a]));
+    }
+    for (int s = 0; s < 2; ++s) neighbor_[a][s] = decomposition.neighbor(a, s == 0 ? -1 : 1);
+    const int d = decomposition.dims()[a];
+    if (!decomposition.periodic()[a] && d == 1) continue;  // no ghosts along this axis
+    // The narrowest block, the same on every rank: all ranks agree on the verdict.
+    Real width = length;
+    for (int c = 0; c < d; ++c) {
+      width = std::min(width, detail::block_edge(global.lo[a], global.hi[a], d, c + 1) -
+                                  detail::block_edge(global.lo[a], global.hi[a], d, c));
+    }
+    if (width < ghost_cutoff) {
+      const auto fit = static_cast<long long>(std::floor(length / ghost_cutoff));
+      throw InputError(fmt::format(
+          "the subdomains are {} wide along {} ({} ranks over a box of length {}), narrower "
+          "than the ghost cutoff (cutoff + skin) {}: ghosts come from the adjacent rank only, "
+          "so {}; use fewer ranks along {}, a larger box or a shorter cutoff",
+          width, kAxisName[a], d, length, ghost_cutoff, kAxisName[a],
+          fit == 0   ? std::string("the box itself is too short for any rank count")
+          : fit == 1 ? fmt::format("only 1 rank fits along {}", kAxisName[a])
+                     : fmt::format("at most {} ranks fit along {}", fit, kAxisName[a])));
+    }
+  }
+}
+
+std::int64_t AtomExchange::update_bytes() const noexcept {
+  std::int64_t bytes = 0;
+  for (const AxisPlan& p : plan_) {
+    if (!p.active || p.self) continue;
+    for (int s = 0; s < 2; ++s)
+      bytes += 3 * sizeof(Real) * static_cast<std::int64_t>(p.send_count[s]);
+  }
+  return bytes;
+}
+
+void AtomExchange::migrate(AtomData& atoms) {
+  Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::migrate");
+  atoms.nghost = 0;
+  planned_nlocal_ = -1;
+  planned_nghost_ = 0;
+  const MPI_Comm comm = decomposition_.comm();
+  const auto geo = detail::make_geometry(decomposition_, global_);
+  agree_on_atoms(comm, decomposition_.rank(), detail::wrap_and_check(atoms, geo), atoms, geo);
+
+  for (int a = 0; a < 3; ++a) {
+    if (decomposition_.dims()[a] == 1) continue;  // everything is in this rank's block
+    std::int64_t packed = 0;
+    while (true) {  // runs twice only when the send buffer must grow
+      const auto half = static_cast<std::int64_t>(migrant_send_.extent(0) / 2);
+      packed = detail::pack_migrants(atoms, atoms.nlocal, a, geo[a], migrant_send_, half);
+      const std::int64_t most = std::max(packed & detail::kLowMask, packed >> 32);
+      if (most <= half) break;
+      ensure(migrant_send_, migrant_send_host_, 2 * most);
+    }
+    const std::array<int, 2> sent{static_cast<int>(packed & detail::kLowMask),
+                                  static_cast<int>(packed >> 32)};
+    const int n_stay = atoms.nlocal - sent[0] - sent[1];
+    ensure(holes_, sent[0] + sent[1]);
+    detail::compact(atoms, n_stay, a, geo[a], holes_);
+
+    const std::array<int, 2> got = exchange_counts(comm, neighbor_[a], a, sent);
+    ensure(migrant_recv_, migrant_recv_host_, got[0] + got[1]);
+    exchange_staged(comm, neighbor_[a], kTagMigrants, a, migrant_send_, migrant_send_host_,
+                    {0, migrant_send_.extent(0) / 2}, sent, migrant_recv_, migrant_recv_host_, got);
+    atoms.nlocal = n_stay;
+    atoms.reserve(n_stay + got[0] + got[1]);
+    detail::unpack_migrants(atoms, n_stay, got[0] + got[1], migrant_recv_);
+    atoms.nlocal = n_stay + got[0] + got[1];
+  }
+  DevExecSpace().fence();
+  Kokkos::Profiling::popRegion();
+}
+
+void AtomExchange::build_ghosts(AtomData& atoms) {
+  Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::build_ghosts");
+  atoms.nghost = 0;
+  planned_nlocal_ = -1;
+  planned_nghost_ = 0;
+  const MPI_Comm comm = decomposition_.comm();
+  const int me = decomposition_.rank();
+  for (int a = 0; a < 3; ++a) {
+    AxisPlan& p = plan_[a];
+    const std::array<int, 2>& nb = neighbor_[a];
+    p.active = nb[0] != MPI_PROC_NULL || nb[1] != MPI_PROC_NULL;
+    p.self = nb[0] == me && nb[1] == me;
+    p.send_count = {0, 0};
+    p.recv_count = {0, 0};
+    p.recv_begin = atoms.nall();
+    if (!p.active) continue;
+    // Crossing the global boundary of a periodic axis makes a ghost an image one box away.
+    const bool periodic = decomposition_.periodic()[a];
+    const int c = decomposition_.coords()[a], d = decomposition_.dims()[a];
+    p.shift = {periodic && c == 0 ? global_.length(a) : 0,
+               periodic && c == d - 1 ? -global_.length(a) : 0};
+
+    // Owned atoms and the ghosts of earlier axes near either face; both lists grow if needed.
+    std::int64_t packed = 0;
+    while (true) {
+      packed = detail::select_ghosts(atoms.x, atoms.nall(), a, nb[0] != MPI_PROC_NULL,
+                                     local_.lo[a] + cutoff_, nb[1] != MPI_PROC_NULL,
+                                     local_.hi[a] - cutoff_, p.send_list[0], p.send_list[1]);
+      const std::int64_t n0 = packed & detail::kLowMask, n1 = packed >> 32;
+      if (n0 <= static_cast<std::int64_t>(p.send_list[0].extent(0)) &&
+          n1 <= static_cast<std::int64_t>(p.send_list[1].extent(0))) {
+        break;
+      }
+      ensure(p.send_list[0], n0);
+      ensure(p.send_list[1], n1);
+    }
+    const int n0 = static_cast<int>(packed & detail::kLowMask);
+    const int n1 = static_cast<int>(packed >> 32);
+    p.send_count = {n0, n1};
+    // From ourselves, the low side receives what we send up, and vice versa.
+    p.recv_count = p.self ? std::array<int, 2>{n1, n0} : exchange_counts(comm, nb, a, p.send_count);
+    const int r0 = p.recv_count[0], r1 = p.recv_count[1];
+    message_count(3 * std::int64_t{std::max(n0 + n1, r0 + r1)}, sizeof(Real));
+
+    // Ids and types travel once, here; positions as in every update.
+    ensure(tag_send_, tag_send_host_, n0 + n1);
+    ensure(p.send_x, p.send_x_host, 3 * (n0 + n1));
+    detail::pack_tags(atoms, p.send_list[0], n0, p.send_list[1], n1, tag_send_);
+    atoms.reserve(p.recv_begin + r0 + r1);
+    if (p.self) {
+      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, n0, 0, tag_send_);
+    } else {
+      ensure(tag_recv_, tag_recv_host_, r0 + r1);
+      ensure(p.recv_x, p.recv_x_host, 3 * (r0 + r1));
+      exchange_staged(comm, nb, kTagGhostTags, a, tag_send_, tag_send_host_,
+                      {0, static_cast<std::size_t>(n0)}, p.send_count, tag_recv_, tag_recv_host_,
+                      p.recv_count);
+      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, 0, r0, tag_recv_);
+    }
+    atoms.nghost += r0 + r1;
+    exchange_positions(atoms, a);
+  }
+  planned_nlocal_ = atoms.nlocal;
+  planned_nghost_ = atoms.nghost;
+  DevExecSpace().fence();
+  Kokkos::Profiling::popRegion();
+}
+
+void AtomExchange::update_ghosts(AtomData& atoms) {
+  if (planned_nlocal_ < 0) {
+    throw RuntimeError(
+        "AtomExchange::update_ghosts: no ghost plan; call build_ghosts first (migrate drops it)");
+  }
+  if (atoms.nlocal != planned_nlocal_ || atoms.nghost != planned_nghost_) {
+    throw RuntimeError(fmt::format(
+        "AtomExchange::update_ghosts: the atoms ({} owned, {} ghosts) do not match the ghost "
+        "plan ({} owned, {} ghosts); call build_ghosts again",
+        atoms.nlocal, atoms.nghost, planned_nlocal_, planned_nghost_));
+  }
+  Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::update_ghosts");
+  for (int a = 0; a < 3; ++a) exchange_positions(atoms, a);
+  DevExecSpace().fence();
+  Kokkos::Profiling::popRegion();
+}
+
+void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
+  const AxisPlan& p = plan_[axis];
+  if (!p.active) return;
+  const int n0 = p.send_count[0], n1 = p.send_count[1];
+  const int r0 = p.recv_count[0], r1 = p.recv_count[1];
+  detail::pack_positions(atoms.x, axis, p.send_list[0], n0, p.shift[0], p.send_list[1], n1,
+                         p.shift[1], p.send_x);
+  if (p.self) {  // unpack straight from the send buffer, halves swapped
+    detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x);
+    return;
+  }
+  exchange_staged(decomposition_.comm(), neighbor_[axis], kTagPositions, axis, p.send_x,
+                  p.send_x_host, {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
+                  p.recv_x_host, {3 * r0, 3 * r1});
+  detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x);
+}
+
+}  // namespace stratus::md

@@ -1,0 +1,293 @@
+// Kernels of AtomExchange (private to atom_exchange.cpp): selection by scans, packing,
+// compaction and unpacking of atoms. Free functions in a named namespace because CUDA rejects
+// extended lambdas in private member functions; each lambda captures views and scalars only.
+#pragma once
+
+#include "stratus/core/decomposition.hpp"
+#include "stratus/solvers/md/atom_exchange.hpp"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace stratus::md::detail {
+
+static_assert(std::is_same_v<Real, double>, "AtomExchange sends Reals as MPI_DOUBLE");
+static_assert(std::is_trivially_copyable_v<MigrantRecord> && std::is_trivially_copyable_v<GhostTag>,
+              "records travel as bytes");
+
+using Policy = Kokkos::RangePolicy<DevExecSpace>;
+inline constexpr std::int64_t kLowMask = 0xffffffff;  // scans count low-side atoms in 32 bits
+inline constexpr std::int64_t kHighOne = std::int64_t{1} << 32;  // and high-side ones above
+inline constexpr std::int64_t kNoFailure = std::numeric_limits<std::int64_t>::max();
+
+/// Geometry of one axis, captured by value in kernels.
+struct AxisGeometry {
+  Real lo, hi, length;  // global box
+  Real sub_lo, sub_hi;  // this rank's block
+  Real below_lo;        // lower edge of the low neighbour's block (coord > 0)
+  Real above_hi;        // upper edge of the high neighbour's block (coord < dims - 1)
+  Real first_hi;        // upper edge of block 0
+  Real last_lo;         // lower edge of block dims - 1
+  int dims, coord, periodic;
+};
+
+// Edge c of `parts` uniform blocks of [lo, hi): the arithmetic of CartDecomposition::local_box,
+// so that the neighbours' edges computed here agree bitwise with their own local_box.
+inline Real block_edge(Real lo, Real hi, int parts, int c) {
+  if (c <= 0) return lo;
+  if (c >= parts) return hi;
+  return lo + (hi - lo) * static_cast<Real>(c) / static_cast<Real>(parts);
+}
+
+inline Kokkos::Array<AxisGeometry, 3> make_geometry(const CartDecomposition& dec,
+                                                    const Box& global) {
+  Kokkos::Array<AxisGeometry, 3> geo;
+  const Box local = dec.local_box(global);
+  for (int a = 0; a < 3; ++a) {
+    const Real lo = global.lo[a], hi = global.hi[a];
+    const int d = dec.dims()[a], c = dec.coords()[a];
+    geo[a] = AxisGeometry{lo,
+                          hi,
+                          hi - lo,
+                          local.lo[a],
+                          local.hi[a],
+                          block_edge(lo, hi, d, c - 1),
+                          block_edge(lo, hi, d, c + 2),
+                          block_edge(lo, hi, d, 1),
+                          block_edge(lo, hi, d, d - 1),
+                          d,
+                          c,
+                          dec.periodic()[a] ? 1 : 0};
+  }
+  return geo;
+}
+
+/// Block of a coordinate already in the box, relative to this rank: 0 (this block), -1 (the
+/// low neighbour's), +1 (the high neighbour's, also across a periodic boundary), 2 (farther).
+KOKKOS_INLINE_FUNCTION int block_step(Real xa, const AxisGeometry& g) {
+  if (xa >= g.sub_lo && xa < g.sub_hi) return 0;
+  if (g.periodic != 0 && g.dims > 1) {
+    if (g.coord == 0 && xa >= g.last_lo) return -1;
+    if (g.coord == g.dims - 1 && xa < g.first_hi) return 1;
+  }
+  if (xa < g.sub_lo) return g.coord > 0 && xa >= g.below_lo ? -1 : 2;
+  return g.coord < g.dims - 1 && xa < g.above_hi ? 1 : 2;
+}
+
+/// Wraps owned positions into the box on periodic axes (counting images) and checks them.
+/// Returns 16 * i + code for the first bad atom i, code = 3 * kind + axis with kind 0 (not
+/// finite, or absurdly far), 1 (outside a non-periodic wall), 2 (beyond the neighbour's block);
+/// kNoFailure when all are fine.
+inline std::int64_t wrap_and_check(const AtomData& atoms,
+                                   const Kokkos::Array<AxisGeometry, 3>& geo) {
+  const auto x = atoms.x;
+  const auto image = atoms.image;
+  std::int64_t first = kNoFailure;
+  Kokkos::parallel_reduce(
+      "stratus::md::AtomExchange::wrap", Policy(0, atoms.nlocal),
+      KOKKOS_LAMBDA(const int i, std::int64_t& bad) {
+        int code = -1;
+        for (int a = 0; a < 3 && code < 0; ++a) {
+          const AxisGeometry& g = geo[a];
+          Real xa = x(i, a);
+          const Real q = (xa - g.lo) / g.length;
+          if (!(q > -1e9 && q < 1e9)) {  // also false for NaN
+            code = a;
+          } else if (xa < g.lo || xa >= g.hi) {
+            if (g.periodic == 0) {
+              code = 3 + a;
+            } else {
+              long long n = static_cast<long long>(q);
+              if (static_cast<Real>(n) > q) --n;  // floor
+              xa = g.lo + ((xa - g.lo) - static_cast<Real>(n) * g.length);
+              if (xa >= g.hi) {  // rounding left it on the upper edge: that is lo, one more box
+                xa = g.lo;
+                ++n;
+              }
+              if (xa < g.lo) xa = g.lo;
+              x(i, a) = xa;
+              image(i, a) += static_cast<int>(n);
+            }
+          }
+          if (code < 0 && block_step(xa, g) == 2) code = 6 + a;
+        }
+        if (code >= 0) {
+          const std::int64_t key = 16 * static_cast<std::int64_t>(i) + code;
+          if (key < bad) bad = key;
+        }
+      },
+      Kokkos::Min<std::int64_t>(first));
+  return first;
+}
+
+/// Packs the owned atoms [0, n) that leave along `axis` into `buf`: low side at [0, half),
+/// high side at [half, 2 half), as far as they fit; returns the counts packed in one integer
+/// (low | high << 32).
+inline std::int64_t pack_migrants(const AtomData& atoms, int n, int axis, AxisGeometry g,
+                                  Kokkos::View<MigrantRecord*, DevMemSpace> buf,
+                                  std::int64_t half) {
+  const auto x = atoms.x, v = atoms.v;
+  const auto id = atoms.id;
+  const auto type = atoms.type;
+  const auto image = atoms.image;
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "stratus::md::AtomExchange::pack_migrants", Policy(0, n),
+      KOKKOS_LAMBDA(const int i, std::int64_t& offset, const bool final) {
+        const int step = block_step(x(i, axis), g);
+        if (step != -1 && step != 1) return;
+        if (final) {
+          const std::int64_t slot = step < 0 ? (offset & kLowMask) : (offset >> 32);
+          if (slot < half) {
+            MigrantRecord r;
+            for (int d = 0; d < 3; ++d) {
+              r.x[d] = x(i, d);
+              r.v[d] = v(i, d);
+              r.image[d] = image(i, d);
+            }
+            r.id = id(i);
+            r.type = type(i);
+            buf(step < 0 ? slot : half + slot) = r;
+          }
+        }
+        offset += step < 0 ? 1 : kHighOne;
+      },
+      total);
+  return total;
+}
+
+/// Moves the staying atoms of [n_stay, nlocal) into the slots of the leaving atoms of
+/// [0, n_stay); `holes` holds at least as many entries as atoms leave.
+inline void compact(AtomData& atoms, int n_stay, int axis, AxisGeometry g,
+                    Kokkos::View<int*, DevMemSpace> holes) {
+  const auto x = atoms.x, v = atoms.v;
+  const auto id = atoms.id;
+  const auto type = atoms.type;
+  const auto image = atoms.image;
+  Kokkos::parallel_scan(
+      "stratus::md::AtomExchange::find_holes", Policy(0, n_stay),
+      KOKKOS_LAMBDA(const int i, int& offset, const bool final) {
+        if (block_step(x(i, axis), g) == 0) return;
+        if (final) holes(offset) = i;
+        ++offset;
+      });
+  Kokkos::parallel_scan(
+      "stratus::md::AtomExchange::fill_holes", Policy(n_stay, atoms.nlocal),
+      KOKKOS_LAMBDA(const int i, int& offset, const bool final) {
+        if (block_step(x(i, axis), g) != 0) return;
+        if (final) {
+          const int j = holes(offset);
+          for (int d = 0; d < 3; ++d) {
+            x(j, d) = x(i, d);
+            v(j, d) = v(i, d);
+            image(j, d) = image(i, d);
+          }
+          id(j) = id(i);
+          type(j) = type(i);
+        }
+        ++offset;
+      });
+}
+
+/// Appends `count` received migrants after the owned atoms [0, begin).
+inline void unpack_migrants(AtomData& atoms, int begin, int count,
+                            Kokkos::View<MigrantRecord*, DevMemSpace> recv) {
+  const auto x = atoms.x, v = atoms.v;
+  const auto id = atoms.id;
+  const auto type = atoms.type;
+  const auto image = atoms.image;
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::unpack_migrants", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        const MigrantRecord& r = recv(k);
+        const int i = begin + k;
+        for (int d = 0; d < 3; ++d) {
+          x(i, d) = r.x[d];
+          v(i, d) = r.v[d];
+          image(i, d) = r.image[d];
+        }
+        id(i) = r.id;
+        type(i) = r.type;
+      });
+}
+
+/// Lists the atoms of [0, n) near the low face (x < low_edge; only if `to_low`) and the high
+/// face (x >= high_edge; only if `to_high`) as far as the lists hold them; returns the counts
+/// packed in one integer (low | high << 32).
+inline std::int64_t select_ghosts(const Vectors& x, int n, int axis, bool to_low, Real low_edge,
+                                  bool to_high, Real high_edge, Kokkos::View<int*, DevMemSpace> low,
+                                  Kokkos::View<int*, DevMemSpace> high) {
+  const std::int64_t cap_low = low.extent(0), cap_high = high.extent(0);
+  std::int64_t total = 0;
+  Kokkos::parallel_scan(
+      "stratus::md::AtomExchange::select_ghosts", Policy(0, n),
+      KOKKOS_LAMBDA(const int i, std::int64_t& offset, const bool final) {
+        const Real xa = x(i, axis);
+        const bool l = to_low && xa < low_edge;
+        const bool h = to_high && xa >= high_edge;
+        if (final) {
+          if (l && (offset & kLowMask) < cap_low) low(offset & kLowMask) = i;
+          if (h && (offset >> 32) < cap_high) high(offset >> 32) = i;
+        }
+        offset += (l ? 1 : 0) + (h ? kHighOne : 0);
+      },
+      total);
+  return total;
+}
+
+/// Packs ids and types of the listed atoms, low side then high side.
+inline void pack_tags(const AtomData& atoms, Kokkos::View<int*, DevMemSpace> low, int n_low,
+                      Kokkos::View<int*, DevMemSpace> high, int n_high,
+                      Kokkos::View<GhostTag*, DevMemSpace> buf) {
+  const auto id = atoms.id;
+  const auto type = atoms.type;
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::pack_tags", Policy(0, n_low + n_high),
+      KOKKOS_LAMBDA(const int k) {
+        const int i = k < n_low ? low(k) : high(k - n_low);
+        buf(k) = GhostTag{id(i), type(i)};
+      });
+}
+
+/// Writes `count` ids and types into the ghosts [begin, begin + count): the first `n_first`
+/// from buf entries [first, ...), the rest from [second, ...).
+inline void unpack_tags(AtomData& atoms, int begin, int count, int n_first, int first, int second,
+                        Kokkos::View<GhostTag*, DevMemSpace> buf) {
+  const auto id = atoms.id;
+  const auto type = atoms.type;
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::unpack_tags", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        const int src = k < n_first ? first + k : second + (k - n_first);
+        id(begin + k) = buf(src).id;
+        type(begin + k) = buf(src).type;
+      });
+}
+
+/// Packs the positions of the listed atoms (3 Reals each), shifted along `axis`, low side then
+/// high side.
+inline void pack_positions(const Vectors& x, int axis, Kokkos::View<int*, DevMemSpace> low,
+                           int n_low, Real shift_low, Kokkos::View<int*, DevMemSpace> high,
+                           int n_high, Real shift_high, Kokkos::View<Real*, DevMemSpace> buf) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::pack_positions", Policy(0, n_low + n_high),
+      KOKKOS_LAMBDA(const int k) {
+        const bool is_low = k < n_low;
+        const int i = is_low ? low(k) : high(k - n_low);
+        const Real shift = is_low ? shift_low : shift_high;
+        for (int d = 0; d < 3; ++d) buf(3 * k + d) = x(i, d) + (d == axis ? shift : Real(0));
+      });
+}
+
+/// Writes `count` positions into the ghosts [begin, begin + count): the first `n_first` from
+/// buf entries [first, ...), the rest from [second, ...) (atom units).
+inline void unpack_positions(const Vectors& x, int begin, int count, int n_first, int first,
+                             int second, Kokkos::View<Real*, DevMemSpace> buf) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::unpack_positions", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        const int src = k < n_first ? first + k : second + (k - n_first);
+        for (int d = 0; d < 3; ++d) x(begin + k, d) = buf(3 * src + d);
+      });
+}
+
+}  // namespace stratus::md::detail

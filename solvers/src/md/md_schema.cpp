@@ -1,0 +1,112 @@
+// The deck sections of the MD solver: [md], [md.lattice], [md.velocity], [md.pair],
+// [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.thermo].
+#include "stratus/solvers/md/md_solver.hpp"
+
+namespace stratus::md {
+
+void MdSolver::declare_sections(Schema& schema) {
+  auto& md = schema.section(
+      "md",
+      "Molecular dynamics in reduced Lennard-Jones units (lengths in sigma, energies in epsilon, "
+      "masses in m, time in tau = sigma sqrt(m / epsilon), k_B = 1).",
+      "md");
+  md.add_string("units", "Units system; written into every output file.")
+      .one_of({"lj"})
+      .set_default(std::string("lj"));
+  md.add_real("timestep", "Time step.").positive().unit("tau").set_default(0.005);
+  md.add_real_list("masses", "Mass of each atom type (the number of types is the list length).")
+      .at_least(1e-300)
+      .unit("m")
+      .set_default(std::vector<double>{1.0});
+  md.add_int_list("ranks", "MPI ranks along x, y and z; 0 lets MPI_Dims_create choose that axis.")
+      .list_length(3)
+      .at_least(0)
+      .set_default(std::vector<std::int64_t>{0, 0, 0});
+
+  auto& lat = schema.section(
+      "md.lattice",
+      "Initial positions on a lattice filling a periodic box of cells x cells x cells unit cells.",
+      "md");
+  lat.add_string("style", "Lattice: fcc (4 atoms per cell), bcc (2) or sc (1).")
+      .one_of({"fcc", "bcc", "sc"})
+      .set_default(std::string("fcc"));
+  lat.add_real("density",
+               "Reduced number density rho (atoms per sigma^3); sets the lattice constant.")
+      .positive()
+      .unit("sigma^-3");
+  lat.add_int_list("cells", "Unit cells along x, y and z.").list_length(3).at_least(1);
+  lat.add_int("type", "Type of every lattice atom (1-based).")
+      .at_least(1)
+      .set_default(std::int64_t{1});
+
+  auto& vel = schema.section(
+      "md.velocity",
+      "Initial velocities: Gaussian, keyed by (seed, global atom id) so they are the same at any "
+      "rank count, then shifted to zero total momentum and scaled to the temperature exactly "
+      "(3N - 3 degrees of freedom).",
+      "md");
+  vel.add_real("temperature", "Initial temperature.").at_least(0.0).unit("epsilon/k_B");
+  vel.add_int("seed", "Random seed.").at_least(1).set_default(std::int64_t{87287});
+
+  auto& pair = schema.section("md.pair", "Pair interactions.", "md");
+  pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
+  pair.add_real("cutoff", "Global cutoff (used by every type pair without its own).")
+      .positive()
+      .unit("sigma");
+  pair.add_bool("shift", "Shift each pair energy to zero at its cutoff.").set_default(false);
+  pair.add_bool("tail", "Add analytic long-range (tail) corrections to energy and pressure.")
+      .set_default(false);
+
+  auto& coeff = schema.section(
+      "md.pair.coeff",
+      "Coefficients of one pair of types; every pair i <= j needs one (a single type needs "
+      "[[md.pair.coeff]] types = [1, 1]).",
+      "md", true);
+  coeff.add_int_list("types", "The two types (1-based).").list_length(2).at_least(1);
+  coeff.add_real("epsilon", "Well depth.").at_least(0.0).unit("epsilon");
+  coeff.add_real("sigma", "Zero-crossing distance.").positive().unit("sigma");
+  coeff.add_real("cutoff", "Cutoff of this pair; 0 takes md.pair.cutoff.")
+      .at_least(0.0)
+      .unit("sigma")
+      .set_default(0.0);
+
+  auto& nb = schema.section("md.neighbor", "Verlet neighbour lists built by cell binning.", "md");
+  nb.add_real("skin", "Extra distance beyond the cutoff kept in the lists.")
+      .at_least(0.0)
+      .unit("sigma")
+      .set_default(0.3);
+  nb.add_int("every",
+             "Rebuild every this many steps; 0 rebuilds only when an atom has moved more than "
+             "half the skin since the last build (checked every step, over all ranks).")
+      .at_least(0)
+      .set_default(std::int64_t{0});
+
+  auto& in = schema.section("md.integrator", "Time integration (velocity Verlet).", "md");
+  in.add_string("style",
+                "nve; langevin (friction and noise keyed by seed, step and atom id); nvt "
+                "(Nose-Hoover chain).")
+      .one_of({"nve", "langevin", "nvt"})
+      .set_default(std::string("nve"));
+  in.add_real("temperature", "Target temperature of the thermostat.")
+      .at_least(0.0)
+      .unit("epsilon/k_B")
+      .set_default(1.0);
+  in.add_real("damping",
+              "Thermostat time constant: 1/gamma for langevin, the period of the chain for nvt.")
+      .positive()
+      .unit("tau")
+      .set_default(1.0);
+  in.add_int("chain", "Length of the Nose-Hoover chain (nvt).")
+      .at_least(1)
+      .at_most(10)
+      .set_default(std::int64_t{3});
+  in.add_int("seed", "Seed of the Langevin noise.").at_least(1).set_default(std::int64_t{12345});
+
+  auto& th = schema.section(
+      "md.thermo", "Thermodynamic output on stdout and in OUTPUT_DIR/NAME.thermo.csv.", "md");
+  th.add_int("every", "Print every this many steps (0: first and last step only).")
+      .at_least(0)
+      .set_default(std::int64_t{100});
+}
+
+}  // namespace stratus::md
