@@ -97,10 +97,11 @@ class NeighborBuilder {
     list.nlocal = nlocal;
     if (nlocal == 0) return;
 
-    // Bins of size >= cutoff over the bounding box, at most ~ 2 nall + 64 of them. The 1e-8
-    // margin keeps two atoms closer than the cutoff in adjacent bins despite rounding.
+    // Bins of size >= cutoff / 2 over the bounding box (a 5 x 5 x 5 stencil then looks at
+    // about half the candidates of cutoff-sized bins), at most ~ 2 nall + 64 of them. The 1e-8
+    // margin keeps two atoms closer than the cutoff within two bins despite rounding.
     const BoundingBox box = bounding_box(x, nall);
-    const double bin_min = cutoff * (1 + 1e-8);
+    const double bin_min = 0.5 * cutoff * (1 + 1e-8);
     Kokkos::Array<int, 3> nb;
     Kokkos::Array<Real, 3> lo, inv;
     for (int d = 0; d < 3; ++d)
@@ -157,12 +158,16 @@ class NeighborBuilder {
           bin_atoms(bin_start(b) + Kokkos::atomic_fetch_add(&bin_count(b), 1)) = i;
         });
 
-    // Stencil search and per-atom insertion sort; redone with longer rows if one overflows.
+    // Stencil search and per-atom insertion sort on cached ids (keys_ holds id(entries(i, k)),
+    // so comparisons read contiguous memory); redone with longer rows if one overflows.
     const Real cutsq = cutoff * cutoff;
     for (;;) {
       const auto count = list.count;
       const auto entries = list.entries;
       const int maxn = static_cast<int>(entries.extent(1));
+      if (keys_.extent(0) < entries.extent(0) || keys_.extent(1) < entries.extent(1))
+        Kokkos::realloc(keys_, entries.extent(0), entries.extent(1));
+      const auto keys = keys_;
       Kokkos::parallel_for(
           "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
           KOKKOS_LAMBDA(const int i) {
@@ -170,21 +175,26 @@ class NeighborBuilder {
             const int c[3] = {b / (nb[1] * nb[2]), (b / nb[2]) % nb[1], b % nb[2]};
             const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
             int n = 0;
-            for (int a = c[0] > 0 ? c[0] - 1 : 0; a <= c[0] + 1 && a < nb[0]; ++a)
-              for (int bb = c[1] > 0 ? c[1] - 1 : 0; bb <= c[1] + 1 && bb < nb[1]; ++bb)
-                for (int cc = c[2] > 0 ? c[2] - 1 : 0; cc <= c[2] + 1 && cc < nb[2]; ++cc) {
+            for (int a = c[0] > 1 ? c[0] - 2 : 0; a <= c[0] + 2 && a < nb[0]; ++a)
+              for (int bb = c[1] > 1 ? c[1] - 2 : 0; bb <= c[1] + 2 && bb < nb[1]; ++bb)
+                for (int cc = c[2] > 1 ? c[2] - 2 : 0; cc <= c[2] + 2 && cc < nb[2]; ++cc) {
                   const int nbr = (a * nb[1] + bb) * nb[2] + cc;
                   for (int s = bin_start(nbr); s < bin_start(nbr + 1); ++s) {
                     const int j = bin_atoms(s);
                     const Real dx = xi[0] - x(j, 0), dy = xi[1] - x(j, 1), dz = xi[2] - x(j, 2);
                     if (j == i || dx * dx + dy * dy + dz * dz >= cutsq) continue;
                     if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
+                      const GlobalId kj = id(j);
                       int k = n;
-                      while (k > 0 && neighbor_before(x, id, j, entries(i, k - 1))) {
+                      while (k > 0 && (keys(i, k - 1) > kj ||
+                                       (keys(i, k - 1) == kj &&
+                                        neighbor_before(x, id, j, entries(i, k - 1))))) {
                         entries(i, k) = entries(i, k - 1);
+                        keys(i, k) = keys(i, k - 1);
                         --k;
                       }
                       entries(i, k) = j;
+                      keys(i, k) = kj;
                     }
                     ++n;
                   }
@@ -202,6 +212,7 @@ class NeighborBuilder {
   Kokkos::View<int*, DevMemSpace> bin_start_{"md::bin_start", 0};
   Kokkos::View<int*, DevMemSpace> atom_bin_{"md::atom_bin", 0};
   Kokkos::View<int*, DevMemSpace> bin_atoms_{"md::bin_atoms", 0};
+  Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
 };
 
 /// Largest squared displacement of atoms [0, nlocal) since x_at_build was taken (0 if none).
