@@ -1,9 +1,18 @@
-// Private helpers of the HDF5 code in io/src: identifier ownership and error-stack control.
+// Private helpers of the HDF5 code in io/src: identifier ownership, error-stack control, and the
+// pieces every parallel Stratus writer shares (checked calls, attributes, the common layout).
 #pragma once
 
-#include <hdf5.h>
+#include "stratus/core/error.hpp"
 
+#include <fmt/format.h>
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 namespace stratus::io::detail {
 
@@ -46,5 +55,45 @@ class Handle {
   hid_t id_;
   Closer close_;
 };
+
+/// The most specific message on HDF5's error stack (", <message>"), then clears the stack.
+std::string hdf5_error_detail();
+
+/// Returns `result` unless it signals an HDF5 failure (negative), then throws RuntimeError
+/// "<path>: <what> failed: <HDF5's message>". For writers; readers report InputError instead.
+template <class T>
+T checked(T result, const std::string& path, std::string_view what) {
+  if (result < 0) {
+    throw RuntimeError(fmt::format("{}: {} failed{}", path, what, hdf5_error_detail()));
+  }
+  return result;
+}
+
+/// Variable-length UTF-8 string type: h5py reads such attributes as `str`.
+Handle make_string_type(const std::string& path);
+
+/// Writes (replacing any previous one) attribute `name` on the object `object` of `file`.
+void put_attribute(hid_t file, const std::string& path, const std::string& object,
+                   const std::string& name, hid_t file_type, hid_t mem_type, hid_t space,
+                   const void* data);
+/// A numeric attribute: a scalar (`scalar`) or a 1D array of `count` values.
+void put_numeric_attribute(hid_t file, const std::string& path, const std::string& object,
+                           const std::string& name, hid_t file_type, hid_t mem_type,
+                           const void* data, std::size_t count, bool scalar);
+/// A scalar variable-length UTF-8 string attribute.
+void put_string_attribute(hid_t file, const std::string& path, const std::string& object,
+                          const std::string& name, const std::string& value);
+/// A 1D array of variable-length UTF-8 strings as an attribute.
+void put_string_array_attribute(hid_t file, const std::string& path, const std::string& object,
+                                const std::string& name, const std::vector<std::string>& value);
+
+/// Creates group `group` of `file` and its missing parents (collective in parallel files).
+void create_groups(hid_t file, const std::string& path, const std::string& group);
+
+/// Creates (truncates) `path` with the MPI-IO driver over `comm` and writes the common layout
+/// of every Stratus file: root attributes (stratus_format = `format`, ...) and /stratus/deck.
+/// Returns the open file; throws RuntimeError (and leaves nothing open) on failure. Collective.
+hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::string& format,
+                          const std::string& resolved_deck);
 
 }  // namespace stratus::io::detail

@@ -14,10 +14,9 @@
 #include <utility>
 
 namespace stratus::io {
-namespace {
 
-using detail::Handle;
-using detail::QuietHdf5Errors;
+namespace detail {
+namespace {
 
 herr_t keep_innermost(unsigned n, const H5E_error2_t* err, void* out) {
   if (n == 0 && err != nullptr && err->desc != nullptr) {
@@ -26,7 +25,24 @@ herr_t keep_innermost(unsigned n, const H5E_error2_t* err, void* out) {
   return 0;
 }
 
-/// The most specific message on HDF5's error stack (", <message>"), then clears the stack.
+/// Current UTC time in ISO 8601 ("2024-05-01T12:00:00Z"), taken on rank 0 of `comm` so that
+/// every rank writes the same attribute value.
+std::string utc_now(MPI_Comm comm) {
+  char text[32] = {};
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  }
+  MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm);
+  return text;
+}
+
+}  // namespace
+
 std::string hdf5_error_detail() {
   std::string detail;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &detail);
@@ -34,16 +50,6 @@ std::string hdf5_error_detail() {
   return detail.empty() ? std::string() : ": " + detail;
 }
 
-/// Returns `result` unless it signals an HDF5 failure (negative), then throws RuntimeError.
-template <class T>
-T checked(T result, const std::string& path, std::string_view what) {
-  if (result < 0) {
-    throw RuntimeError(fmt::format("{}: {} failed{}", path, what, hdf5_error_detail()));
-  }
-  return result;
-}
-
-/// Variable-length UTF-8 string type: h5py reads these attributes as `str`.
 Handle make_string_type(const std::string& path) {
   Handle type(checked(H5Tcopy(H5T_C_S1), path, "copying the string type"), H5Tclose);
   checked(H5Tset_size(type, H5T_VARIABLE), path, "setting the string size");
@@ -51,7 +57,6 @@ Handle make_string_type(const std::string& path) {
   return type;
 }
 
-/// Writes (replacing any previous one) attribute `name` on `object`.
 void put_attribute(hid_t file, const std::string& path, const std::string& object,
                    const std::string& name, hid_t file_type, hid_t mem_type, hid_t space,
                    const void* data) {
@@ -77,21 +82,112 @@ void put_numeric_attribute(hid_t file, const std::string& path, const std::strin
   put_attribute(file, path, object, name, file_type, mem_type, space, data);
 }
 
-/// Current UTC time in ISO 8601 ("2024-05-01T12:00:00Z"), taken on rank 0 of `comm` so that
-/// every rank writes the same attribute value.
-std::string utc_now(MPI_Comm comm) {
-  char text[32] = {};
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  if (rank == 0) {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  }
-  MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm);
-  return text;
+void put_string_attribute(hid_t file, const std::string& path, const std::string& object,
+                          const std::string& name, const std::string& value) {
+  Handle type = make_string_type(path);
+  Handle space(checked(H5Screate(H5S_SCALAR), path, "creating a dataspace"), H5Sclose);
+  const char* text = value.c_str();
+  put_attribute(file, path, object, name, type, type, space, &text);
 }
+
+void put_string_array_attribute(hid_t file, const std::string& path, const std::string& object,
+                                const std::string& name, const std::vector<std::string>& value) {
+  Handle type = make_string_type(path);
+  const hsize_t dims[1] = {static_cast<hsize_t>(value.size())};
+  Handle space(checked(H5Screate_simple(1, dims, nullptr), path, "creating a dataspace"), H5Sclose);
+  std::vector<const char*> texts;
+  texts.reserve(value.size());
+  for (const auto& text : value) texts.push_back(text.c_str());
+  put_attribute(file, path, object, name, type, type, space, texts.data());
+}
+
+void create_groups(hid_t file, const std::string& path, const std::string& group) {
+  // Walk the components so that existing parents are kept and missing ones are created.
+  std::string prefix;
+  std::size_t pos = 0;
+  while (pos <= group.size()) {
+    std::size_t next = group.find('/', pos);
+    if (next == std::string::npos) next = group.size();
+    if (next > pos) {
+      prefix += '/';
+      prefix.append(group, pos, next - pos);
+      const htri_t exists =
+          checked(H5Lexists(file, prefix.c_str(), H5P_DEFAULT), path, "looking up " + prefix);
+      if (exists == 0) {
+        Handle created(
+            checked(H5Gcreate2(file, prefix.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path,
+                    "creating group " + prefix),
+            H5Gclose);
+      }
+    }
+    pos = next + 1;
+  }
+}
+
+hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::string& format,
+                          const std::string& resolved_deck) {
+  QuietHdf5Errors quiet;
+  hid_t file = -1;
+  {
+    Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), path, "creating a file access list"), H5Pclose);
+    checked(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), path, "selecting the MPI-IO driver");
+    checked(H5Pset_coll_metadata_write(fapl, 1), path, "enabling collective metadata writes");
+    file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (file < 0) {
+      throw RuntimeError(fmt::format(
+          "{}: cannot create the HDF5 file{} (does its directory exist and is it writable?)", path,
+          hdf5_error_detail()));
+    }
+  }
+  try {
+    int ranks = 1;
+    int rank = 0;
+    MPI_Comm_size(comm, &ranks);
+    MPI_Comm_rank(comm, &rank);
+    const std::int64_t layout_version = kFileFormatVersion;
+    const std::int64_t nranks = ranks;
+    put_string_attribute(file, path, "/", "stratus_format", format);
+    put_numeric_attribute(file, path, "/", "stratus_format_version", H5T_STD_I64LE,
+                          H5T_NATIVE_INT64, &layout_version, 1, true);
+    put_string_attribute(file, path, "/", "stratus_version", std::string(stratus_version()));
+    put_string_attribute(file, path, "/", "stratus_git_revision", std::string(git_revision()));
+    put_string_attribute(file, path, "/", "created_utc", utc_now(comm));
+    put_numeric_attribute(file, path, "/", "mpi_ranks", H5T_STD_I64LE, H5T_NATIVE_INT64, &nranks, 1,
+                          true);
+    create_groups(file, path, "/stratus");
+
+    // Parallel HDF5 cannot write variable-length data, so the deck is one fixed-length UTF-8
+    // string (h5py reads either kind the same way); rank 0 writes it, the others select none.
+    Handle type(checked(H5Tcopy(H5T_C_S1), path, "copying the string type"), H5Tclose);
+    checked(H5Tset_size(type, std::max<std::size_t>(resolved_deck.size(), 1)), path,
+            "setting the deck string size");
+    checked(H5Tset_cset(type, H5T_CSET_UTF8), path, "setting the string character set");
+    checked(H5Tset_strpad(type, H5T_STR_NULLPAD), path, "setting the string padding");
+    Handle space(checked(H5Screate(H5S_SCALAR), path, "creating a dataspace"), H5Sclose);
+    Handle deck(checked(H5Dcreate2(file, "/stratus/deck", type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT),
+                        path, "creating /stratus/deck"),
+                H5Dclose);
+    if (rank != 0) checked(H5Sselect_none(space), path, "selecting nothing in /stratus/deck");
+    Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
+    checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
+    std::string text = resolved_deck;
+    text.resize(std::max<std::size_t>(text.size(), 1), '\0');
+    checked(H5Dwrite(deck, type, space, space, dxpl, text.data()), path, "writing /stratus/deck");
+  } catch (...) {
+    H5Fclose(file);
+    throw;
+  }
+  return file;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::checked;
+using detail::Handle;
+using detail::QuietHdf5Errors;
 
 void require_open(hid_t file, const std::string& path) {
   if (file < 0) throw RuntimeError(fmt::format("{}: HDF5 file used after close()", path));
@@ -102,56 +198,7 @@ void require_open(hid_t file, const std::string& path) {
 H5Writer::H5Writer(MPI_Comm comm, const std::string& path, const std::string& format,
                    const std::string& resolved_deck)
     : comm_(comm), path_(path) {
-  QuietHdf5Errors quiet;
-  {
-    Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), path_, "creating a file access list"),
-                H5Pclose);
-    checked(H5Pset_fapl_mpio(fapl, comm_, MPI_INFO_NULL), path_, "selecting the MPI-IO driver");
-    checked(H5Pset_coll_metadata_write(fapl, 1), path_, "enabling collective metadata writes");
-    const hid_t file = H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (file < 0) {
-      throw RuntimeError(fmt::format(
-          "{}: cannot create the HDF5 file{} (does its directory exist and is it writable?)", path_,
-          hdf5_error_detail()));
-    }
-    file_ = file;
-  }
-  try {
-    int ranks = 1;
-    MPI_Comm_size(comm_, &ranks);
-    write_attribute("/", "stratus_format", format);
-    write_attribute("/", "stratus_format_version", std::int64_t{kFileFormatVersion});
-    write_attribute("/", "stratus_version", std::string(stratus_version()));
-    write_attribute("/", "stratus_git_revision", std::string(git_revision()));
-    write_attribute("/", "created_utc", utc_now(comm_));
-    write_attribute("/", "mpi_ranks", std::int64_t{ranks});
-    create_group("/stratus");
-
-    // Parallel HDF5 cannot write variable-length data, so the deck is one fixed-length UTF-8
-    // string (h5py reads either kind the same way); rank 0 writes it, the others select none.
-    Handle type(checked(H5Tcopy(H5T_C_S1), path_, "copying the string type"), H5Tclose);
-    checked(H5Tset_size(type, std::max<std::size_t>(resolved_deck.size(), 1)), path_,
-            "setting the deck string size");
-    checked(H5Tset_cset(type, H5T_CSET_UTF8), path_, "setting the string character set");
-    checked(H5Tset_strpad(type, H5T_STR_NULLPAD), path_, "setting the string padding");
-    Handle space(checked(H5Screate(H5S_SCALAR), path_, "creating a dataspace"), H5Sclose);
-    Handle deck(checked(H5Dcreate2(file_, "/stratus/deck", type, space, H5P_DEFAULT, H5P_DEFAULT,
-                                   H5P_DEFAULT),
-                        path_, "creating /stratus/deck"),
-                H5Dclose);
-    int rank = 0;
-    MPI_Comm_rank(comm_, &rank);
-    if (rank != 0) checked(H5Sselect_none(space), path_, "selecting nothing in /stratus/deck");
-    Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path_, "creating a transfer list"), H5Pclose);
-    checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path_, "selecting collective transfer");
-    std::string text = resolved_deck;
-    text.resize(std::max<std::size_t>(text.size(), 1), '\0');
-    checked(H5Dwrite(deck, type, space, space, dxpl, text.data()), path_, "writing /stratus/deck");
-  } catch (...) {
-    H5Fclose(file_);
-    file_ = -1;
-    throw;
-  }
+  file_ = detail::create_stratus_file(comm_, path_, format, resolved_deck);
 }
 
 H5Writer::~H5Writer() {
@@ -166,67 +213,45 @@ H5Writer::~H5Writer() {
 void H5Writer::create_group(const std::string& path) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  // Walk the components so that existing parents are kept and missing ones are created.
-  std::string prefix;
-  std::size_t pos = 0;
-  while (pos <= path.size()) {
-    std::size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) {
-      prefix += '/';
-      prefix.append(path, pos, next - pos);
-      const htri_t exists =
-          checked(H5Lexists(file_, prefix.c_str(), H5P_DEFAULT), path_, "looking up " + prefix);
-      if (exists == 0) {
-        Handle group(
-            checked(H5Gcreate2(file_, prefix.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path_,
-                    "creating group " + prefix),
-            H5Gclose);
-      }
-    }
-    pos = next + 1;
-  }
+  detail::create_groups(file_, path_, path);
 }
 
 void H5Writer::write_attribute(const std::string& object, const std::string& name,
                                const std::string& value) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  Handle type = make_string_type(path_);
-  Handle space(checked(H5Screate(H5S_SCALAR), path_, "creating a dataspace"), H5Sclose);
-  const char* text = value.c_str();
-  put_attribute(file_, path_, object, name, type, type, space, &text);
+  detail::put_string_attribute(file_, path_, object, name, value);
 }
 
 void H5Writer::write_attribute(const std::string& object, const std::string& name,
                                std::int64_t value) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  put_numeric_attribute(file_, path_, object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, 1,
-                        true);
+  detail::put_numeric_attribute(file_, path_, object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value,
+                                1, true);
 }
 
 void H5Writer::write_attribute(const std::string& object, const std::string& name, double value) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  put_numeric_attribute(file_, path_, object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, 1,
-                        true);
+  detail::put_numeric_attribute(file_, path_, object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                &value, 1, true);
 }
 
 void H5Writer::write_attribute(const std::string& object, const std::string& name,
                                const std::vector<double>& value) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  put_numeric_attribute(file_, path_, object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, value.data(),
-                        value.size(), false);
+  detail::put_numeric_attribute(file_, path_, object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                value.data(), value.size(), false);
 }
 
 void H5Writer::write_attribute(const std::string& object, const std::string& name,
                                const std::vector<std::int64_t>& value) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  put_numeric_attribute(file_, path_, object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, value.data(),
-                        value.size(), false);
+  detail::put_numeric_attribute(file_, path_, object, name, H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                value.data(), value.size(), false);
 }
 
 void H5Writer::write_field(const std::string& dataset, const Field3D& field, int ghost,

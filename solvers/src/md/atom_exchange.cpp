@@ -189,13 +189,14 @@ AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& gl
     if (width < ghost_cutoff) {
       const auto fit = static_cast<long long>(std::floor(length / ghost_cutoff));
       throw InputError(fmt::format(
-          "the subdomains are {} wide along {} ({} ranks over a box of length {}), narrower "
-          "than the ghost cutoff (cutoff + skin) {}: ghosts come from the adjacent rank only, "
-          "so {}; use fewer ranks along {}, a larger box or a shorter cutoff",
-          width, kAxisName[a], d, length, ghost_cutoff, kAxisName[a],
+          "the subdomains are {:.6g} wide along {} ({} ranks over a box of length {:.6g}), "
+          "narrower than the ghost cutoff (cutoff + skin) {:.6g}: ghosts come from the adjacent "
+          "rank only, so {}; use fewer ranks along {}, a larger box or a shorter cutoff",
+          width, kAxisName[a], d, length, ghost_cutoff,
           fit == 0   ? std::string("the box itself is too short for any rank count")
           : fit == 1 ? fmt::format("only 1 rank fits along {}", kAxisName[a])
-                     : fmt::format("at most {} ranks fit along {}", fit, kAxisName[a])));
+                     : fmt::format("at most {} ranks fit along {}", fit, kAxisName[a]),
+          kAxisName[a]));
     }
   }
 }

@@ -1,5 +1,5 @@
 // The deck sections of the MD solver: [md], [md.lattice], [md.velocity], [md.pair],
-// [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.thermo].
+// [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.trajectory], [md.thermo].
 #include "stratus/solvers/md/md_solver.hpp"
 
 namespace stratus::md {
@@ -75,6 +75,13 @@ void MdSolver::declare_sections(Schema& schema) {
       .at_least(0.0)
       .unit("sigma")
       .set_default(0.3);
+  nb.add_string("list",
+                "full: every pair stored from both sides, forces summed in global-id order "
+                "(bitwise the same at any rank count; the GPU layout); half: each local pair "
+                "once with Newton's third law (about twice as fast on CPUs, sums in another "
+                "order at each rank count); auto: half on CPU backends, full on GPUs.")
+      .one_of({"auto", "full", "half"})
+      .set_default(std::string("auto"));
   nb.add_int("every",
              "Rebuild every this many steps; 0 rebuilds only when an atom has moved more than "
              "half the skin since the last build (checked every step, over all ranks).")
@@ -101,6 +108,16 @@ void MdSolver::declare_sections(Schema& schema) {
       .at_most(10)
       .set_default(std::int64_t{3});
   in.add_int("seed", "Seed of the Langevin noise.").at_least(1).set_default(std::int64_t{12345});
+
+  auto& tr = schema.section(
+      "md.trajectory",
+      "Trajectory in H5MD 1.1 (OUTPUT_DIR/NAME.h5md): positions (wrapped into the box at each list "
+      "build; position + image * box unwraps them), images, velocities, "
+      "species and ids of every atom, in global-id order.",
+      "md");
+  tr.add_int("every", "Write a frame every this many steps, starting at step 0 (0: no trajectory).")
+      .at_least(0)
+      .set_default(std::int64_t{0});
 
   auto& th = schema.section(
       "md.thermo", "Thermodynamic output on stdout and in OUTPUT_DIR/NAME.thermo.csv.", "md");

@@ -61,9 +61,9 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
   for (int i = 0; i < ntypes_; ++i)
     for (int j = i; j < ntypes_; ++j)
       if (eps[i * ntypes_ + j] < 0)
-        throw io::DeckError(
-            {io::DeckProblem{deck.origin("md.pair.cutoff"), "md.pair.coeff",
-                             fmt::format("no [[md.pair.coeff]] for types {} {}", i + 1, j + 1)}});
+        throw deck.error_at(
+            "md.masses", fmt::format("{} types, but no [[md.pair.coeff]] for types {} {}", ntypes_,
+                                     i + 1, j + 1));
   cutoff_max_ = *std::max_element(rc.begin(), rc.end());
   pair_ = kmd::LJCut::create(ntypes_, eps, sig, rc, deck.boolean("md.pair.shift"));
   skin_ = deck.real("md.neighbor.skin");
@@ -110,8 +110,14 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
     tail_energy_ = tail.energy;
     tail_virial_ = tail.virial;
   }
+  const std::string list = deck.string("md.neighbor.list");
+  half_list_ =
+      list == "half" ||
+      (list == "auto" && Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible);
   rebuild();
-  compute_forces();
+  compute_forces(true);
+  ctx.log().info("md: {} neighbour lists",
+                 half_list_ ? "half (Newton's third law, CPU)" : "full (global-id order)");
   ctx.log().info(
       "md: {} atoms, box {:.6g} x {:.6g} x {:.6g}, {} ranks ({} x {} x {}), cutoff {:.4g} + skin "
       "{:.4g}",
@@ -227,19 +233,36 @@ void MdSolver::rebuild() {
     exchange_->build_ghosts(atoms_);
   }
   auto t = ctx_.timers().scope("md: neighbor");
-  neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cutoff_max_ + skin_,
-                          neighbors_);
+  if (half_list_)
+    neighbor_builder_.build_half(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(),
+                                 cutoff_max_ + skin_, neighbors_);
+  else
+    neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cutoff_max_ + skin_,
+                            neighbors_);
   kmd::snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
   ++rebuilds_;
   last_rebuild_step_ = step_;
 }
 
-void MdSolver::compute_forces() {
+void MdSolver::compute_forces(bool with_energy) {
   auto t = ctx_.timers().scope("md: pair");
-  const auto r =
-      kmd::compute_pair_forces(pair_, atoms_.x, atoms_.type, atoms_.nlocal, neighbors_, atoms_.f);
+  const auto& x = atoms_.x;
+  const auto& type = atoms_.type;
+  const int n = atoms_.nlocal;
+  // Energy and virial only when asked for (thermo steps): forces alone are a third cheaper.
+  kmd::PairResult r;
+  if (half_list_)
+    r = with_energy ? kmd::compute_pair_forces_half<kmd::LJCut, true>(pair_, x, type, n, neighbors_,
+                                                                      atoms_.f)
+                    : kmd::compute_pair_forces_half<kmd::LJCut, false>(pair_, x, type, n,
+                                                                       neighbors_, atoms_.f);
+  else
+    r = with_energy
+            ? kmd::compute_pair_forces<kmd::LJCut, true>(pair_, x, type, n, neighbors_, atoms_.f)
+            : kmd::compute_pair_forces<kmd::LJCut, false>(pair_, x, type, n, neighbors_, atoms_.f);
   pair_energy_ = r.energy;
   pair_virial_ = r.virial;
+  energy_step_ = with_energy ? step_ : -1;
   if (integrator_ == "langevin")
     kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_,
                         target_temperature_, dt_, static_cast<std::uint64_t>(langevin_seed_), step_,
@@ -266,12 +289,15 @@ void MdSolver::step() {
     auto t = ctx_.timers().scope("md: communication");
     exchange_->update_ghosts(atoms_);
   }
-  compute_forces();
+  compute_forces(energy_wanted_);
+  energy_wanted_ = false;
   auto t = ctx_.timers().scope("md: integrate");
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
 }
 
-Thermo MdSolver::thermo() const {
+Thermo MdSolver::thermo() {
+  // Pair energy and virial of the current positions (recomputed when the last step skipped them).
+  if (energy_step_ != step_) compute_forces(true);
   Thermo th;
   th.step = step_;
   th.time = static_cast<double>(step_) * dt_;
@@ -291,8 +317,21 @@ Thermo MdSolver::thermo() const {
   return th;
 }
 
+void MdSolver::write_frame() {
+  auto t = ctx_.timers().scope("md: output");
+  trajectory_->append(step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v, atoms_.type,
+                      atoms_.id, atoms_.image, atoms_.nlocal);
+}
+
 void MdSolver::run() {
   const std::int64_t steps = deck_.integer("run.steps");
+  trajectory_every_ = deck_.integer("md.trajectory.every");
+  if (trajectory_every_ > 0) {
+    trajectory_ = std::make_unique<io::H5mdWriter>(
+        ctx_.comm(), io::output_path(deck_, ".h5md"), deck_.to_toml(), natoms_,
+        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
+    write_frame();
+  }
   const std::int64_t every = deck_.integer("md.thermo.every");
   const auto& log = ctx_.log();
   std::FILE* csv = nullptr;
@@ -320,8 +359,15 @@ void MdSolver::run() {
   const std::int64_t rebuilds_before = rebuilds_;
   const double start = wall_seconds();
   for (std::int64_t s = 0; s < steps; ++s) {
+    const std::int64_t next = step_ + 1;
+    energy_wanted_ = (every > 0 && next % every == 0) || s + 1 == steps;
     step();
     if ((every > 0 && step_ % every == 0) || s + 1 == steps) report();
+    if (trajectory_ && step_ % trajectory_every_ == 0) write_frame();
+  }
+  if (trajectory_) {
+    trajectory_->close();
+    log.info("md: wrote {} frames to {}", trajectory_->frames(), trajectory_->path());
   }
   const double elapsed = wall_seconds() - start;
   if (csv) std::fclose(csv);

@@ -82,6 +82,31 @@ KOKKOS_INLINE_FUNCTION bool neighbor_before(const Vectors& x, const Ids& id, int
   return j < k;
 }
 
+/// A bin grid: nb bins per dimension over [lo, lo + nb / inv), bin of cell c at
+/// (c0 * nb1 + c1) * nb2 + c2.
+struct NeighborBins {
+  Kokkos::Array<int, 3> nb;
+  Kokkos::Array<Real, 3> lo, inv;
+};
+
+/// Calls visit(s) for every slot s, in order, of the 5 x 5 x 5 bins around bin b, where
+/// bin_start(b) .. bin_start(b + 1) are the slots of bin b (bins stored one after another).
+template <class Visit>
+KOKKOS_INLINE_FUNCTION void for_each_stencil_slot(const NeighborBins& g, const int b,
+                                                  const Kokkos::View<int*, DevMemSpace>& bin_start,
+                                                  Visit&& visit) {
+  const int c[3] = {b / (g.nb[1] * g.nb[2]), (b / g.nb[2]) % g.nb[1], b % g.nb[2]};
+  const int c2lo = c[2] > 1 ? c[2] - 2 : 0;
+  const int c2hi = c[2] + 2 < g.nb[2] ? c[2] + 2 : g.nb[2] - 1;
+  for (int a = c[0] > 1 ? c[0] - 2 : 0; a <= c[0] + 2 && a < g.nb[0]; ++a)
+    for (int bb = c[1] > 1 ? c[1] - 2 : 0; bb <= c[1] + 2 && bb < g.nb[1]; ++bb) {
+      // Bins along the last axis are adjacent slots: one contiguous range per (a, bb).
+      const int row = (a * g.nb[1] + bb) * g.nb[2];
+      const int end = bin_start(row + c2hi + 1);
+      for (int s = bin_start(row + c2lo); s < end; ++s) visit(s);
+    }
+}
+
 /// Builds neighbour lists; owns its binning scratch, reused (grown only) across builds.
 class NeighborBuilder {
  public:
@@ -89,21 +114,113 @@ class NeighborBuilder {
   /// sorted by (id, x, index). Grows list.entries when an atom has more neighbours.
   void build(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
              NeighborList& list) {
-    if (!(cutoff > 0)) throw std::invalid_argument("NeighborBuilder: cutoff must be positive");
-    if (static_cast<int>(list.count.extent(0)) < nlocal)
-      Kokkos::realloc(list.count, nlocal + nlocal / 8 + 16);
-    if (static_cast<int>(list.entries.extent(0)) < nlocal)
-      Kokkos::realloc(list.entries, nlocal + nlocal / 8 + 16, list.entries.extent(1));
-    list.nlocal = nlocal;
-    if (nlocal == 0) return;
+    if (!size_list(nlocal, cutoff, list)) return;
+    bin(x, nall, cutoff);
+    const NeighborBins bins = bins_;
+    const auto bin_start = bin_start_;
+    const auto bin_atoms = bin_atoms_;
+    const auto xb = x_binned_;
+    const auto atom_bin = atom_bin_;
+    const Real cutsq = cutoff * cutoff;
 
+    // Stencil search and per-atom insertion sort on cached ids (keys_ holds id(entries(i, k)),
+    // so comparisons read contiguous memory); redone with longer rows if one overflows.
+    for (;;) {
+      const auto count = list.count;
+      const auto entries = list.entries;
+      const int maxn = static_cast<int>(entries.extent(1));
+      if (keys_.extent(0) < entries.extent(0) || keys_.extent(1) < entries.extent(1))
+        Kokkos::realloc(keys_, entries.extent(0), entries.extent(1));
+      const auto keys = keys_;
+      Kokkos::parallel_for(
+          "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+          KOKKOS_LAMBDA(const int i) {
+            const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
+            int n = 0;
+            for_each_stencil_slot(bins, atom_bin(i), bin_start, [&](const int s) {
+              const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
+              if (dx * dx + dy * dy + dz * dz >= cutsq) return;
+              const int j = bin_atoms(s);
+              if (j == i) return;
+              if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
+                const GlobalId kj = id(j);
+                int k = n;
+                while (k > 0 &&
+                       (keys(i, k - 1) > kj ||
+                        (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
+                  entries(i, k) = entries(i, k - 1);
+                  keys(i, k) = keys(i, k - 1);
+                  --k;
+                }
+                entries(i, k) = j;
+                keys(i, k) = kj;
+              }
+              ++n;
+            });
+            count(i) = n;
+          });
+      const int needed = list.max_count();
+      if (needed <= maxn) break;
+      Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
+    }
+  }
+
+  /// Half list ("newton off" across ranks): for every i < nlocal, the local j with i < j < nlocal
+  /// (each local-local pair once) and every ghost j in [nlocal, nall), with |x_i - x_j|^2 <
+  /// cutoff^2. A local-ghost pair is thus listed once per rank, each for its own atom, so ghost
+  /// forces need no reverse communication. Lists are in binning order, NOT sorted by id: sums
+  /// over them depend on the decomposition and atom order (not bitwise reproducible across rank
+  /// counts). Grows list.entries when an atom has more neighbours.
+  void build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
+                  NeighborList& list) {
+    (void)id;  // same signature as build(); ids are not needed without sorting
+    if (!size_list(nlocal, cutoff, list)) return;
+    bin(x, nall, cutoff);
+    const NeighborBins bins = bins_;
+    const auto bin_start = bin_start_;
+    const auto bin_atoms = bin_atoms_;
+    const auto xb = x_binned_;
+    const auto atom_bin = atom_bin_;
+    const Real cutsq = cutoff * cutoff;
+    for (;;) {
+      const auto count = list.count;
+      const auto entries = list.entries;
+      const int maxn = static_cast<int>(entries.extent(1));
+      Kokkos::parallel_for(
+          "md::neigh_build_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+          KOKKOS_LAMBDA(const int i) {
+            const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
+            int n = 0;
+            for_each_stencil_slot(bins, atom_bin(i), bin_start, [&](const int s) {
+              const int j = bin_atoms(s);
+              if (j <= i) return;  // every ghost has j >= nlocal > i
+              const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
+              if (dx * dx + dy * dy + dz * dz >= cutsq) return;
+              if (n < maxn) entries(i, n) = j;
+              ++n;
+            });
+            count(i) = n;
+          });
+      const int needed = list.max_count();
+      if (needed <= maxn) break;
+      Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
+    }
+  }
+
+ public:
+  /// Bins atoms [0, nall) for a search within `cutoff` (public only because device lambdas
+  /// cannot live in private member functions): fills the grid, atom_bin_ (bin of each atom),
+  /// bin_start_ (first slot of each bin), bin_atoms_ (atom of each slot: bins in order, atoms by
+  /// index within a bin, so the result does not depend on thread scheduling) and x_binned_ (the
+  /// position of each slot's atom, read in order by the stencil scan).
+  void bin(const Vectors& x, int nall, Real cutoff) {
     // Bins of size >= cutoff / 2 over the bounding box (a 5 x 5 x 5 stencil then looks at
     // about half the candidates of cutoff-sized bins), at most ~ 2 nall + 64 of them. The 1e-8
     // margin keeps two atoms closer than the cutoff within two bins despite rounding.
     const BoundingBox box = bounding_box(x, nall);
     const double bin_min = 0.5 * cutoff * (1 + 1e-8);
-    Kokkos::Array<int, 3> nb;
-    Kokkos::Array<Real, 3> lo, inv;
+    NeighborBins g;
+    auto& nb = g.nb;
     for (int d = 0; d < 3; ++d)
       nb[d] = static_cast<int>(std::clamp(std::floor((box.hi[d] - box.lo[d]) / bin_min), 1.0, 1e6));
     const double limit = 2.0 * nall + 64;  // sparse, spread-out atoms: coarser bins
@@ -113,9 +230,10 @@ class NeighborBuilder {
     }
     for (int d = 0; d < 3; ++d) {
       const double ext = box.hi[d] - box.lo[d];
-      lo[d] = box.lo[d];
-      inv[d] = ext > 0 ? nb[d] / ext : 0;
+      g.lo[d] = box.lo[d];
+      g.inv[d] = ext > 0 ? nb[d] / ext : 0;
     }
+    bins_ = g;
     const int nbins = nb[0] * nb[1] * nb[2];
 
     // Counting sort of atoms into bins.
@@ -126,20 +244,22 @@ class NeighborBuilder {
     if (static_cast<int>(atom_bin_.extent(0)) < nall) {
       Kokkos::realloc(atom_bin_, nall + nall / 8 + 16);
       Kokkos::realloc(bin_atoms_, nall + nall / 8 + 16);
+      Kokkos::realloc(x_binned_, nall + nall / 8 + 16);
     }
     const auto bin_count = bin_count_;
     const auto bin_start = bin_start_;
     const auto atom_bin = atom_bin_;
     const auto bin_atoms = bin_atoms_;
+    const auto xb = x_binned_;
     Kokkos::deep_copy(bin_count, 0);
     Kokkos::parallel_for(
         "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
           int c[3];
           for (int d = 0; d < 3; ++d) {
-            c[d] = static_cast<int>((x(i, d) - lo[d]) * inv[d]);
-            c[d] = c[d] < 0 ? 0 : (c[d] >= nb[d] ? nb[d] - 1 : c[d]);
+            c[d] = static_cast<int>((x(i, d) - g.lo[d]) * g.inv[d]);
+            c[d] = c[d] < 0 ? 0 : (c[d] >= g.nb[d] ? g.nb[d] - 1 : c[d]);
           }
-          const int b = (c[0] * nb[1] + c[1]) * nb[2] + c[2];
+          const int b = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
           atom_bin(i) = b;
           Kokkos::atomic_add(&bin_count(b), 1);
         });
@@ -155,63 +275,42 @@ class NeighborBuilder {
         "md::neigh_bin_fill", Kokkos::RangePolicy<DevExecSpace>(0, nall),
         KOKKOS_LAMBDA(const int i) {
           const int b = atom_bin(i);
-          bin_atoms(bin_start(b) + Kokkos::atomic_fetch_add(&bin_count(b), 1)) = i;
+          const int s = bin_start(b) + Kokkos::atomic_fetch_add(&bin_count(b), 1);
+          bin_atoms(s) = i;
         });
-
-    // Stencil search and per-atom insertion sort on cached ids (keys_ holds id(entries(i, k)),
-    // so comparisons read contiguous memory); redone with longer rows if one overflows.
-    const Real cutsq = cutoff * cutoff;
-    for (;;) {
-      const auto count = list.count;
-      const auto entries = list.entries;
-      const int maxn = static_cast<int>(entries.extent(1));
-      if (keys_.extent(0) < entries.extent(0) || keys_.extent(1) < entries.extent(1))
-        Kokkos::realloc(keys_, entries.extent(0), entries.extent(1));
-      const auto keys = keys_;
-      Kokkos::parallel_for(
-          "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
-          KOKKOS_LAMBDA(const int i) {
-            const int b = atom_bin(i);
-            const int c[3] = {b / (nb[1] * nb[2]), (b / nb[2]) % nb[1], b % nb[2]};
-            const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
-            int n = 0;
-            for (int a = c[0] > 1 ? c[0] - 2 : 0; a <= c[0] + 2 && a < nb[0]; ++a)
-              for (int bb = c[1] > 1 ? c[1] - 2 : 0; bb <= c[1] + 2 && bb < nb[1]; ++bb)
-                for (int cc = c[2] > 1 ? c[2] - 2 : 0; cc <= c[2] + 2 && cc < nb[2]; ++cc) {
-                  const int nbr = (a * nb[1] + bb) * nb[2] + cc;
-                  for (int s = bin_start(nbr); s < bin_start(nbr + 1); ++s) {
-                    const int j = bin_atoms(s);
-                    const Real dx = xi[0] - x(j, 0), dy = xi[1] - x(j, 1), dz = xi[2] - x(j, 2);
-                    if (j == i || dx * dx + dy * dy + dz * dz >= cutsq) continue;
-                    if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
-                      const GlobalId kj = id(j);
-                      int k = n;
-                      while (k > 0 && (keys(i, k - 1) > kj ||
-                                       (keys(i, k - 1) == kj &&
-                                        neighbor_before(x, id, j, entries(i, k - 1))))) {
-                        entries(i, k) = entries(i, k - 1);
-                        keys(i, k) = keys(i, k - 1);
-                        --k;
-                      }
-                      entries(i, k) = j;
-                      keys(i, k) = kj;
-                    }
-                    ++n;
-                  }
-                }
-            count(i) = n;
-          });
-      const int needed = list.max_count();
-      if (needed <= maxn) break;
-      Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
-    }
+    Kokkos::parallel_for(
+        "md::neigh_bin_order", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
+        KOKKOS_LAMBDA(const int b) {
+          const int s0 = bin_start(b), s1 = bin_start(b + 1);
+          for (int s = s0 + 1; s < s1; ++s) {  // insertion sort by index: bins hold few atoms
+            const int a = bin_atoms(s);
+            int k = s;
+            for (; k > s0 && bin_atoms(k - 1) > a; --k) bin_atoms(k) = bin_atoms(k - 1);
+            bin_atoms(k) = a;
+          }
+          for (int s = s0; s < s1; ++s)
+            for (int d = 0; d < 3; ++d) xb(s, d) = x(bin_atoms(s), d);
+        });
   }
 
  private:
+  /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
+  static bool size_list(int nlocal, Real cutoff, NeighborList& list) {
+    if (!(cutoff > 0)) throw std::invalid_argument("NeighborBuilder: cutoff must be positive");
+    if (static_cast<int>(list.count.extent(0)) < nlocal)
+      Kokkos::realloc(list.count, nlocal + nlocal / 8 + 16);
+    if (static_cast<int>(list.entries.extent(0)) < nlocal)
+      Kokkos::realloc(list.entries, nlocal + nlocal / 8 + 16, list.entries.extent(1));
+    list.nlocal = nlocal;
+    return nlocal > 0;
+  }
+
+  NeighborBins bins_{};
   Kokkos::View<int*, DevMemSpace> bin_count_{"md::bin_count", 0};
   Kokkos::View<int*, DevMemSpace> bin_start_{"md::bin_start", 0};
   Kokkos::View<int*, DevMemSpace> atom_bin_{"md::atom_bin", 0};
   Kokkos::View<int*, DevMemSpace> bin_atoms_{"md::bin_atoms", 0};
+  Vectors x_binned_{"md::x_binned", 0};  ///< x(bin_atoms(s)): the stencil scan reads it in order
   Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
 };
 

@@ -7,10 +7,26 @@
 // which, for two atoms of types ti, tj at squared distance rsq, sets fpair = F(r) / r (the
 // force on i is fpair * (x_i - x_j); positive is repulsive) and energy = e(r), both zero at and
 // beyond the style's cutoff for that type pair.
+//
+// Optional fast path: when an ADL-visible `uniform_form(const Pair&)` returns a non-empty
+// std::optional<U> (U another Pair that reads no per-type table, valid when every type pair
+// has the same coefficients, e.g. one atom type), the kernels run with U instead, so no table
+// is re-read per pair. LJCut's hook lives here (it should move to lj_cut.hpp).
+//
+// Two list modes: compute_pair_forces over the full lists of NeighborBuilder::build (bitwise
+// reproducible whatever the decomposition) and compute_pair_forces_half over the half lists of
+// NeighborBuilder::build_half (each local-local pair once: about half the work on CPUs; sums in
+// binning order, so not bitwise reproducible across decompositions or atom orders).
 #pragma once
 
+#include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/types.hpp"
+
+#include <Kokkos_ScatterView.hpp>
+
+#include <optional>
+#include <utility>
 
 namespace stratus::kernels::md {
 
@@ -31,13 +47,48 @@ struct PairResult {
   }
 };
 
-/// SETS f(i, .) for every local atom i < nlocal to the sum, in list order, of the pair forces
-/// of its full neighbour list (no atomics: each pair is visited from both sides, so ghosts need
-/// no reverse communication). Returns sum_i 1/2 sum_j e_ij and sum_i 1/2 sum_j r_ij . f_ij.
-template <class Pair>
-PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& type, int nlocal,
-                               const NeighborList& list, const Vectors& f) {
-  const Pair p = pair;
+/// LJCut with the coefficients of one type pair held as scalars (LJCut::operator() for types
+/// that all share them).
+struct LJCutUniform {
+  Real lj1, lj2, lj3, lj4, cutsq, offset;
+  /// As LJCut::operator(), ignoring the types.
+  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int, int, Real& fpair, Real& energy) const {
+    const bool in = rsq < cutsq;
+    const Real r2inv = 1 / rsq;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    fpair = in ? r6inv * (lj1 * r6inv - lj2) * r2inv : Real(0);
+    energy = in ? r6inv * (lj3 * r6inv - lj4) - offset : Real(0);
+  }
+};
+
+/// The uniform form of an LJCut with one type (empty otherwise). Host call: copies 6 scalars.
+inline std::optional<LJCutUniform> uniform_form(const LJCut& p) {
+  if (p.ntypes != 1) return std::nullopt;
+  LJCutUniform u{};
+  const TypeTable* tables[6] = {&p.lj1, &p.lj2, &p.lj3, &p.lj4, &p.cutsq, &p.offset};
+  Real* out[6] = {&u.lj1, &u.lj2, &u.lj3, &u.lj4, &u.cutsq, &u.offset};
+  for (int k = 0; k < 6; ++k) {
+    Kokkos::View<Real, Kokkos::HostSpace> h("md::lj_uniform");
+    Kokkos::deep_copy(h, Kokkos::subview(*tables[k], 0, 0));
+    *out[k] = h();
+  }
+  return u;
+}
+
+namespace detail {
+/// Calls run(uniform) when pair has a non-empty uniform_form, else run(pair).
+template <class Pair, class Run>
+PairResult with_uniform_form(const Pair& pair, Run&& run) {
+  if constexpr (requires { uniform_form(pair); }) {
+    if (const auto u = uniform_form(pair)) return run(*u);
+  }
+  return run(pair);
+}
+
+/// compute_pair_forces with a fixed pair style (no dispatch).
+template <bool EnergyVirial, class Pair>
+PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, int nlocal,
+                            const NeighborList& list, const Vectors& f) {
   const auto count = list.count;
   const auto entries = list.entries;
   PairResult result;
@@ -57,17 +108,102 @@ PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& 
           fx += dx * fpair;
           fy += dy * fpair;
           fz += dz * fpair;
-          e += eij;
-          w += rsq * fpair;
+          if constexpr (EnergyVirial) {
+            e += eij;
+            w += rsq * fpair;
+          }
         }
         f(i, 0) = fx;
         f(i, 1) = fy;
         f(i, 2) = fz;
-        acc.energy += Real(0.5) * e;
-        acc.virial += Real(0.5) * w;
+        if constexpr (EnergyVirial) {
+          acc.energy += Real(0.5) * e;
+          acc.virial += Real(0.5) * w;
+        }
       },
       result);
   return result;
+}
+
+/// compute_pair_forces_half with a fixed pair style (no dispatch).
+template <bool EnergyVirial, class Pair>
+PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
+                            const NeighborList& list, const Vectors& f) {
+  const auto count = list.count;
+  const auto entries = list.entries;
+  auto fl = Kokkos::subview(f, std::make_pair(0, nlocal), Kokkos::ALL);
+  Kokkos::deep_copy(fl, Real(0));
+  // Duplicated (one copy per thread) on OpenMP, atomic on GPUs.
+  auto scatter = Kokkos::Experimental::create_scatter_view(fl);
+  PairResult result;
+  Kokkos::parallel_reduce(
+      "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+      KOKKOS_LAMBDA(const int i, PairResult& acc) {
+        auto fs = scatter.access();
+        const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        const int ti = type(i);
+        Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+        const int n = count(i);
+        for (int k = 0; k < n; ++k) {
+          const int j = entries(i, k);
+          const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+          const Real rsq = dx * dx + dy * dy + dz * dz;
+          Real fpair = 0, eij = 0;
+          p(rsq, ti, type(j), fpair, eij);
+          const Real fxj = dx * fpair, fyj = dy * fpair, fzj = dz * fpair;
+          fx += fxj;
+          fy += fyj;
+          fz += fzj;
+          const bool local = j < nlocal;
+          if (local) {  // the pair is listed once: j gets the reaction
+            fs(j, 0) -= fxj;
+            fs(j, 1) -= fyj;
+            fs(j, 2) -= fzj;
+          }
+          if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
+            const Real weight = local ? Real(1) : Real(0.5);
+            e += weight * eij;
+            w += weight * rsq * fpair;
+          }
+        }
+        fs(i, 0) += fx;
+        fs(i, 1) += fy;
+        fs(i, 2) += fz;
+        if constexpr (EnergyVirial) {
+          acc.energy += e;
+          acc.virial += w;
+        }
+      },
+      result);
+  Kokkos::Experimental::contribute(fl, scatter);
+  return result;
+}
+}  // namespace detail
+
+/// SETS f(i, .) for every local atom i < nlocal to the sum, in list order, of the pair forces
+/// of its full neighbour list (no atomics: each pair is visited from both sides, so ghosts need
+/// no reverse communication). Returns sum_i 1/2 sum_j e_ij and sum_i 1/2 sum_j r_ij . f_ij, or
+/// zeros without computing them when EnergyVirial is false (forces are bitwise the same).
+template <class Pair, bool EnergyVirial = true>
+PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& type, int nlocal,
+                               const NeighborList& list, const Vectors& f) {
+  return detail::with_uniform_form(pair, [&](const auto& p) {
+    return detail::pair_forces_full<EnergyVirial>(p, x, type, nlocal, list, f);
+  });
+}
+
+/// SETS f(i, .) for every local atom i < nlocal from a half list (NeighborBuilder::build_half):
+/// each listed pair adds f_ij to i and, when j is local, -f_ij to j (rows >= nlocal of f are not
+/// touched; a ghost's force is computed by its owner from its own list). Energy and virial count
+/// a local-local pair once and a local-ghost pair half (the owner of the ghost adds the other
+/// half), so they equal compute_pair_forces's up to rounding; zeros when EnergyVirial is false.
+/// Sums run in list order with per-thread copies: not bitwise reproducible across thread counts.
+template <class Pair, bool EnergyVirial = true>
+PairResult compute_pair_forces_half(const Pair& pair, const Vectors& x, const Types& type,
+                                    int nlocal, const NeighborList& list, const Vectors& f) {
+  return detail::with_uniform_form(pair, [&](const auto& p) {
+    return detail::pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, f);
+  });
 }
 
 }  // namespace stratus::kernels::md

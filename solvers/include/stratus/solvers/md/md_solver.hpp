@@ -3,6 +3,7 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
+#include "stratus/io/h5md.hpp"
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
@@ -41,8 +42,9 @@ class MdSolver : public Solver {
   void run() override;
   /// Advances one step. Collective.
   void step();
-  /// Current global thermodynamic state. Collective.
-  [[nodiscard]] Thermo thermo() const;
+  /// Current global thermodynamic state. Collective. Recomputes the pair energy when the last
+  /// step computed forces only.
+  [[nodiscard]] Thermo thermo();
 
   [[nodiscard]] const AtomData& atoms() const noexcept { return atoms_; }
   [[nodiscard]] std::int64_t natoms() const noexcept { return natoms_; }
@@ -53,7 +55,8 @@ class MdSolver : public Solver {
   void create_lattice();
   void create_velocities();
   void rebuild();
-  void compute_forces();
+  void compute_forces(bool with_energy);
+  void write_frame();
   [[nodiscard]] double kinetic_energy() const;  // global sum
 
   Context& ctx_;
@@ -77,6 +80,11 @@ class MdSolver : public Solver {
   std::int64_t langevin_seed_ = 0;
   double tail_energy_ = 0, tail_virial_ = 0;  // global totals
   double pair_energy_ = 0, pair_virial_ = 0;  // local sums of the last force computation
+  std::unique_ptr<io::H5mdWriter> trajectory_;
+  std::int64_t trajectory_every_ = 0;
+  bool half_list_ = false;
+  bool energy_wanted_ = false;     // the next step computes energy and virial
+  std::int64_t energy_step_ = -1;  // step whose energy and virial pair_energy_/pair_virial_ hold
   std::int64_t step_ = 0;
   std::int64_t rebuilds_ = 0;
   std::int64_t last_rebuild_step_ = 0;

@@ -1,0 +1,92 @@
+// H5MD 1.1 trajectories (https://www.nongnu.org/h5md/h5md.html) written in parallel.
+//
+// Layout (see docs/file-formats.md, format "h5md"): the common Stratus root attributes and
+// /stratus/deck, then
+//   /h5md                      @version = [1, 1]; author/@name; creator/@name, @version;
+//                              modules/units (@version [1, 0], @system "SI") for physical units
+//   /particles/all/box         @dimension = 3, @boundary = ["periodic", ...];
+//                              edges: time-dependent, value (frames, 3, 3) diagonal matrix (a
+//                              fixed box, but MDAnalysis reads only box/edges/value[frame])
+//   /particles/all/position    time-dependent: value (frames, N, 3) float64, @unit = length
+//   /particles/all/velocity    value (frames, N, 3) float64, @unit = "length time-1"
+//   /particles/all/species     value (frames, N) int32: the atom type, 0-based
+//   /particles/all/id          value (frames, N) int64: the global id (= the row)
+//   /particles/all/image       value (frames, N, 3) int32: unwrapped = position + image * edge
+// Every time-dependent element holds `value`, `step` (int64, frames) and `time` (float64,
+// frames, @unit = time); step and time are one pair of datasets hard-linked into every element.
+// Row r of every value is the atom with global id r, whatever the decomposition.
+#pragma once
+
+#include "stratus/core/types.hpp"
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stratus::io {
+
+/// Per-atom device arrays as the MD solver keeps them (the same types as
+/// stratus::kernels::md::Vectors, Types, Ids and Images): owned atoms are rows [0, nlocal).
+using H5mdVectors = Kokkos::View<Real* [3], Kokkos::LayoutRight, DevMemSpace>;
+using H5mdTypes = Kokkos::View<int*, DevMemSpace>;
+using H5mdIds = Kokkos::View<GlobalId*, DevMemSpace>;
+using H5mdImages = Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>;
+
+/// An H5MD 1.1 trajectory file, one frame appended per call, written collectively over `comm`.
+class H5mdWriter {
+ public:
+  /// Creates (truncates) `path` (collective): the common Stratus layout (stratus_format "h5md",
+  /// /stratus/deck = `resolved_deck`), the /h5md metadata and the /particles/all group for
+  /// `natoms` atoms with global ids 0 .. natoms - 1 in an orthorhombic box [0, box_edges).
+  /// `length_unit` and `time_unit` become `unit` attributes of the value and time datasets
+  /// (H5MD units module, e.g. "nm" and "ps"; none when empty). Lennard-Jones reduced units
+  /// ("sigma", "tau") are dimensionless for H5MD and readers refuse unit strings they cannot
+  /// convert (MDAnalysis 2.4 even with convert_units=False): they are written as
+  /// `reduced_unit` attributes instead. `boundary` holds "periodic" or "none" per axis.
+  /// Throws RuntimeError if the file cannot be created or an argument is invalid (natoms < 1,
+  /// an edge not positive and finite, a boundary not 3 of "periodic" / "none").
+  H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
+             std::int64_t natoms, const std::array<double, 3>& box_edges,
+             const std::string& length_unit, const std::string& time_unit,
+             const std::vector<std::string>& boundary = {"periodic", "periodic", "periodic"},
+             const std::string& author = "Stratus user");
+  ~H5mdWriter();
+  H5mdWriter(const H5mdWriter&) = delete;
+  H5mdWriter& operator=(const H5mdWriter&) = delete;
+
+  /// Appends one frame (collective): rows [0, nlocal) of the device views are this rank's owned
+  /// atoms (any order, any split across ranks, nlocal may be 0). Together the ranks must own
+  /// every id in [0, natoms) exactly once; otherwise throws RuntimeError on every rank before
+  /// anything is written. Atoms are redistributed by id (MPI_Alltoallv) so that each rank writes
+  /// one contiguous block of rows; the file is flushed afterwards, so a run killed later
+  /// still leaves every frame appended so far readable.
+  void append(std::int64_t step, double time, const H5mdVectors& x, const H5mdVectors& v,
+              const H5mdTypes& type, const H5mdIds& id, const H5mdImages& image, int nlocal);
+
+  /// Flushes and closes (collective); a second close() does nothing, append() afterwards
+  /// throws RuntimeError. Called by the destructor if not done before.
+  void close();
+
+  /// Frames appended so far.
+  [[nodiscard]] std::int64_t frames() const noexcept { return frames_; }
+  [[nodiscard]] std::int64_t natoms() const noexcept { return natoms_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  /// The datasets kept open between frames (closed by close()).
+  enum Slot : int { kPosition, kVelocity, kSpecies, kId, kImage, kEdges, kStep, kTime, kSlots };
+
+  MPI_Comm comm_;
+  std::string path_;
+  std::int64_t natoms_;
+  std::array<double, 3> edges_;
+  std::int64_t frames_ = 0;
+  hid_t file_ = -1;
+  std::array<hid_t, kSlots> datasets_{};
+};
+
+}  // namespace stratus::io

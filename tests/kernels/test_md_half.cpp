@@ -1,0 +1,209 @@
+// Half neighbour lists and the half-list force kernel: each local-local pair listed exactly
+// once and each local-ghost pair once per local atom (against brute force); half-mode forces,
+// energy and virial equal the full-list ones on random and lattice configurations with two
+// types; EnergyVirial = false leaves forces unchanged. The np1 runs use two threads (races).
+#include "stratus/kernels/md/lj_cut.hpp"
+#include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/kernels/md/pair.hpp"
+#include "test_md_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace stratus::md_half_test {
+
+using namespace stratus::kernels::md;
+using namespace stratus::md_test;
+
+const std::vector<Real> eps2{1.0, 0.7, 0.7, 1.3};
+const std::vector<Real> sig2{1.0, 1.2, 1.2, 0.9};
+const std::vector<Real> cut2{2.5, 3.0, 3.0, 2.2};
+
+// The device lists, on the host.
+std::vector<std::vector<int>> lists_on_host(const NeighborList& list) {
+  auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.count);
+  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.entries);
+  std::vector<std::vector<int>> out(list.nlocal);
+  for (int i = 0; i < list.nlocal; ++i)
+    for (int k = 0; k < count(i); ++k) out[i].push_back(entries(i, k));
+  return out;
+}
+
+// Checks a half list against brute force: every pair (i < j local) or (i local, j ghost)
+// closer than the cutoff exactly once, listed under the lower local index, nothing else.
+void check_half(const HostAtoms& a, Real cutoff) {
+  NeighborBuilder builder;
+  NeighborList list;
+  builder.build_half(to_device(a.x), to_device(a.id), a.nlocal, a.nall(), cutoff, list);
+  ASSERT_EQ(list.nlocal, a.nlocal);
+  std::multiset<std::pair<int, int>> got, want;
+  const auto lists = lists_on_host(list);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int j : lists[i]) got.insert({i, j});
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int j = 0; j < a.nall(); ++j) {
+      Real r2 = 0;
+      for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
+      if (r2 < cutoff * cutoff && (j >= a.nlocal || j > i)) want.insert({i, j});
+    }
+  EXPECT_EQ(got, want);
+  int longest = 0;
+  for (const auto& l : lists) longest = std::max(longest, static_cast<int>(l.size()));
+  EXPECT_EQ(list.max_count(), longest);
+}
+
+TEST(MdHalf, HalfListMatchesBruteForce) {
+  auto r = random_atoms(700, 9.0, 2, 21);
+  add_periodic_ghosts(r, 9.0, 2.8);
+  check_half(r, 2.8);
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto f = fcc_block(4, lat);
+  add_periodic_ghosts(f, 4 * lat, 2.8);
+  check_half(f, 2.8);
+  check_half(f, lat);                         // second shell exactly at the cutoff: excluded
+  auto small = random_atoms(40, 3.0, 1, 22);  // box < 2 cutoff: several images of one atom
+  add_periodic_ghosts(small, 3.0, 2.0);
+  check_half(small, 2.0);
+  HostAtoms empty;
+  check_half(empty, 2.5);
+  auto ghosts_only = random_atoms(20, 3.0, 1, 23);
+  ghosts_only.nlocal = 0;
+  check_half(ghosts_only, 1.0);
+}
+
+TEST(MdHalf, HalfListGrowsRows) {
+  NeighborBuilder builder;
+  NeighborList list;
+  const auto sparse = random_atoms(50, 10.0, 1, 24);
+  builder.build_half(to_device(sparse.x), to_device(sparse.id), 50, 50, 1.0, list);
+  const int width = static_cast<int>(list.entries.extent(1));
+  auto dense = random_atoms(800, 5.0, 1, 25);
+  add_periodic_ghosts(dense, 5.0, 1.6);
+  check_half(dense, 1.6);
+  builder.build_half(to_device(dense.x), to_device(dense.id), dense.nlocal, dense.nall(), 1.6,
+                     list);
+  EXPECT_GT(static_cast<int>(list.entries.extent(1)), width);
+  EXPECT_GE(static_cast<int>(list.entries.extent(1)), list.max_count());
+}
+
+// Full and half modes on one configuration: forces to 1e-12 relative (to the largest force),
+// energy and virial to 1e-12 relative; EnergyVirial = false gives bitwise the same forces.
+void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
+  const auto x = to_device(a.x);
+  const auto id = to_device(a.id);
+  const auto type = to_device(a.type);
+  NeighborBuilder builder;
+  NeighborList full, half;
+  builder.build(x, id, a.nlocal, a.nall(), list_cutoff, full);
+  builder.build_half(x, id, a.nlocal, a.nall(), list_cutoff, half);
+  Vectors ff("ff", a.nall()), fh("fh", a.nall()), fh0("fh0", a.nall()), ff0("ff0", a.nall());
+  Kokkos::deep_copy(fh, 7.0);  // the half kernel must zero the local rows itself
+  const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff);
+  const PairResult rh = compute_pair_forces_half(pair, x, type, a.nlocal, half, fh);
+  const PairResult rf0 = compute_pair_forces<LJCut, false>(pair, x, type, a.nlocal, full, ff0);
+  const PairResult rh0 = compute_pair_forces_half<LJCut, false>(pair, x, type, a.nlocal, half, fh0);
+  const auto hf = to_host(ff, a.nlocal), hh = to_host(fh, a.nlocal);
+  Real fmax = 0;
+  for (const auto& v : hf)
+    for (int d = 0; d < 3; ++d) fmax = std::max(fmax, std::fabs(v[d]));
+  ASSERT_GT(fmax, 0.1);  // forces are not trivially zero
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d)
+      ASSERT_NEAR(hh[i][d], hf[i][d], 1e-12 * fmax) << "atom " << i << " dim " << d;
+  EXPECT_NEAR(rh.energy, rf.energy, 1e-12 * std::fabs(rf.energy));
+  EXPECT_NEAR(rh.virial, rf.virial, 1e-12 * std::fabs(rf.virial));
+  EXPECT_EQ(to_host(ff0, a.nlocal), hf);  // forces only: bitwise identical
+  const auto hh0 = to_host(fh0, a.nlocal);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d) ASSERT_NEAR(hh0[i][d], hh[i][d], 1e-12 * fmax);
+  EXPECT_EQ(rf0.energy, 0);
+  EXPECT_EQ(rf0.virial, 0);
+  EXPECT_EQ(rh0.energy, 0);
+  EXPECT_EQ(rh0.virial, 0);
+  // Ghost rows are never written by the half kernel.
+  if (a.nall() > a.nlocal) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fh);
+    EXPECT_EQ(h(a.nall() - 1, 0), 7.0);
+  }
+}
+
+// A random configuration of two types with no two atoms closer than rmin, in [0, box)^3.
+HostAtoms spread_atoms(int n, Real box, Real rmin, unsigned seed) {
+  auto a = random_atoms(4 * n, box, 2, seed);
+  HostAtoms b;
+  for (int i = 0; i < a.nall() && b.nall() < n; ++i) {
+    bool ok = true;
+    for (const auto& q : b.x) {
+      Real r2 = 0;
+      for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - q[d]) * (a.x[i][d] - q[d]);
+      ok = ok && r2 > rmin * rmin;
+    }
+    if (!ok) continue;
+    b.x.push_back(a.x[i]);
+    b.type.push_back(a.type[i]);
+    b.id.push_back(a.id[i]);
+  }
+  b.nlocal = b.nall();
+  return b;
+}
+
+TEST(MdHalf, HalfForcesEqualFullRandomTwoTypes) {
+  const auto pair = LJCut::create(2, eps2, sig2, cut2, true);
+  auto a = spread_atoms(400, 8.0, 0.8, 31);
+  ASSERT_GT(a.nlocal, 300);
+  add_periodic_ghosts(a, 8.0, 3.3);
+  compare_modes(a, 3.3, pair);
+  auto plain = LJCut::create(2, eps2, sig2, cut2, false);
+  compare_modes(a, 3.3, plain);
+}
+
+TEST(MdHalf, HalfForcesEqualFullLatticeTwoTypes) {
+  const auto pair = LJCut::create(2, eps2, sig2, cut2, false);
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(5, lat);
+  std::mt19937_64 gen(32);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05);
+  for (int i = 0; i < a.nlocal; ++i) {  // thermal-like noise, so forces do not cancel
+    a.type[i] = static_cast<int>(gen() % 2);
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  }
+  add_periodic_ghosts(a, 5 * lat, 3.3);
+  compare_modes(a, 3.3, pair);
+}
+
+TEST(MdHalf, OneTypeFastPathMatchesTables) {
+  // ntypes == 1 takes LJCut's uniform form; an equal 2-type table with all atoms of type 0
+  // takes the table path: forces, energy and virial must agree.
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(5, lat);
+  std::mt19937_64 gen(33);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  add_periodic_ghosts(a, 5 * lat, 2.8);
+  const auto one = LJCut::create(1, {1.0}, {1.0}, {2.5}, true);
+  const auto two =
+      LJCut::create(2, {1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {2.5, 2.5, 2.5, 2.5}, true);
+  ASSERT_TRUE(uniform_form(one).has_value());
+  ASSERT_FALSE(uniform_form(two).has_value());
+  compare_modes(a, 2.8, one);
+  const auto x = to_device(a.x);
+  const auto type = to_device(a.type);
+  NeighborBuilder builder;
+  NeighborList full;
+  builder.build(x, to_device(a.id), a.nlocal, a.nall(), 2.8, full);
+  Vectors f1("f1", a.nall()), f2("f2", a.nall());
+  const PairResult r1 = compute_pair_forces(one, x, type, a.nlocal, full, f1);
+  const PairResult r2 = compute_pair_forces(two, x, type, a.nlocal, full, f2);
+  EXPECT_EQ(to_host(f1, a.nlocal), to_host(f2, a.nlocal));
+  EXPECT_EQ(r1.energy, r2.energy);
+  EXPECT_EQ(r1.virial, r2.virial);
+}
+
+}  // namespace stratus::md_half_test
