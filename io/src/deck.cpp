@@ -52,6 +52,12 @@ DeckError::DeckError(std::vector<DeckProblem> problems, std::source_location whe
 
 bool Deck::has(std::string_view key) const { return entries_.find(key) != entries_.end(); }
 
+bool Deck::has_section(std::string_view path) const {
+  const std::string prefix = std::string(path) + ".";
+  auto it = entries_.lower_bound(prefix);
+  return it != entries_.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+}
+
 std::size_t Deck::count(std::string_view repeated_section) const {
   auto it = counts_.find(repeated_section);
   return it == counts_.end() ? 0 : it->second;
@@ -104,7 +110,7 @@ std::string Deck::to_toml() const {
         out += fmt::format("\n[[{}]]\n", s.path);
         emit_params(s, fmt::format("{}[{}].", s.path, i));
       }
-    } else if (!s.params.empty()) {
+    } else if (!s.params.empty() && has_section(s.path)) {
       out += fmt::format("\n[{}]\n", s.path);
       emit_params(s, s.path + ".");
     }
@@ -173,7 +179,7 @@ class Checker {
     // Sections with required keys that are absent altogether.
     for (const auto& s : schema_.sections()) {
       if (!only.empty() && s.path != only) continue;
-      if (s.repeated || s.params.empty() || present(root, s.path)) continue;
+      if (s.repeated || s.optional || s.params.empty() || present(root, s.path)) continue;
       // Defaults for an absent section; its required keys are reported missing.
       fill_section(s, s.path, nullptr, file_start());
     }
@@ -437,6 +443,10 @@ bool apply_override(toml::table& root, const Override& o, std::vector<DeckProble
 }  // namespace
 
 std::string read_deck_file(MPI_Comm comm, const std::string& path) {
+  return read_text_file(comm, path, "deck file (TOML)");
+}
+
+std::string read_text_file(MPI_Comm comm, const std::string& path, const std::string& what) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string text;
@@ -444,14 +454,14 @@ std::string read_deck_file(MPI_Comm comm, const std::string& path) {
   if (rank == 0) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-      failure = fmt::format("{}: no such deck file", path);
+      failure = fmt::format("{}: no such {}", path, what);
     } else if (std::filesystem::is_directory(path, ec)) {
-      failure = fmt::format("{}: is a directory, expected a deck file (TOML)", path);
+      failure = fmt::format("{}: is a directory, expected a {}", path, what);
     } else {
       std::ifstream in(path, std::ios::binary);
       std::ostringstream buffer;
       buffer << in.rdbuf();
-      if (!in && !in.eof()) failure = fmt::format("{}: cannot read the deck file", path);
+      if (!in && !in.eof()) failure = fmt::format("{}: cannot read the {}", path, what);
       text = buffer.str();
     }
   }

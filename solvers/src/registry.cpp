@@ -99,6 +99,7 @@ std::string markdown_escape(std::string s) {
 void section_markdown(std::string& out, const SectionSpec& s) {
   out += fmt::format("### `[{}{}{}]`\n\n{}\n\n", s.repeated ? "[" : "", s.path,
                      s.repeated ? "]" : "", s.doc);
+  if (s.optional) out += "Optional section: give it whole or leave it out.\n\n";
   if (s.params.empty()) return;
   out += "| key | type and allowed values | default | unit | description |\n";
   out += "|---|---|---|---|---|\n";

@@ -27,6 +27,7 @@ void MdSolver::declare_sections(Schema& schema) {
       "md.lattice",
       "Initial positions on a lattice filling a periodic box of cells x cells x cells unit cells.",
       "md");
+  lat.optional = true;
   lat.add_string("style", "Lattice: fcc (4 atoms per cell), bcc (2) or sc (1).")
       .one_of({"fcc", "bcc", "sc"})
       .set_default(std::string("fcc"));
@@ -45,8 +46,20 @@ void MdSolver::declare_sections(Schema& schema) {
       "rank count, then shifted to zero total momentum and scaled to the temperature exactly "
       "(3N - 3 degrees of freedom).",
       "md");
+  vel.optional = true;
   vel.add_real("temperature", "Initial temperature.").at_least(0.0).unit("epsilon/k_B");
   vel.add_int("seed", "Random seed.").at_least(1).set_default(std::int64_t{87287});
+
+  auto& data = schema.section(
+      "md.read_data",
+      "Initial configuration from a LAMMPS data file (atom style atomic, orthogonal box; "
+      "sections Masses, Atoms, Velocities) instead of [md.lattice]. Positions are shifted so "
+      "that the box starts at the origin; ids 1..N become 0..N-1; the number of atom types must "
+      "match md.masses. Without [md.velocity], the file's Velocities are used (zero if it has "
+      "none).",
+      "md");
+  data.optional = true;
+  data.add_string("file", "Path of the data file (relative to the working directory).");
 
   auto& pair = schema.section("md.pair", "Pair interactions.", "md");
   pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
@@ -88,10 +101,17 @@ void MdSolver::declare_sections(Schema& schema) {
       .at_least(0)
       .set_default(std::int64_t{0});
 
-  auto& in = schema.section("md.integrator", "Time integration (velocity Verlet).", "md");
+  auto& in = schema.section(
+      "md.integrator",
+      "Time integration (velocity Verlet). The thermo column conserved/N (CSV: conserved) is the "
+      "total energy per atom for nve and langevin and, for nvt, the chain's conserved energy per "
+      "atom: KE + PE + sum_k Q_k v_k^2 / 2 + dof kT xi_1 + sum_{k>=2} kT xi_k.",
+      "md");
   in.add_string("style",
                 "nve; langevin (friction and noise keyed by seed, step and atom id); nvt "
-                "(Nose-Hoover chain).")
+                "(Nose-Hoover chain of Martyna, Klein and Tuckerman, half-step chain updates "
+                "around velocity Verlet, masses Q_1 = dof kT damping^2 and Q_k = kT damping^2, "
+                "dof = 3N - 3; needs temperature > 0).")
       .one_of({"nve", "langevin", "nvt"})
       .set_default(std::string("nve"));
   in.add_real("temperature", "Target temperature of the thermostat.")

@@ -1,5 +1,6 @@
 #include "stratus/solvers/md/md_solver.hpp"
 
+#include "stratus/io/lammps_data.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/kernels/md/integrate.hpp"
 #include "stratus/kernels/md/pair.hpp"
@@ -72,17 +73,42 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
   target_temperature_ = deck.real("md.integrator.temperature");
   gamma_ = 1.0 / deck.real("md.integrator.damping");
   langevin_seed_ = deck.integer("md.integrator.seed");
-  if (integrator_ == "nvt")
-    throw deck.error_at("md.integrator.style",
-                        "the Nose-Hoover chain (nvt) is not available yet; use langevin");
+  if (integrator_ == "nvt" && target_temperature_ <= 0)
+    throw deck.error_at("md.integrator.temperature",
+                        "the Nose-Hoover chain (nvt) needs a positive target temperature");
 
   // Box and decomposition from the lattice.
-  const auto& cells = deck.integer_list("md.lattice.cells");
-  const double a =
-      lattice_constant(deck.string("md.lattice.style"), deck.real("md.lattice.density"));
-  for (int d = 0; d < 3; ++d) {
-    box_.lo[d] = 0.0;
-    box_.hi[d] = a * static_cast<double>(cells[d]);
+  // The box: from the lattice, or from the data file (shifted to start at the origin).
+  const bool lattice = deck.has_section("md.lattice");
+  if (lattice == deck.has_section("md.read_data"))
+    throw lattice
+        ? deck.error_at("md.read_data.file", "give either [md.lattice] or [md.read_data], not both")
+        : deck.error_at("run.solver",
+                        "the md solver needs an initial configuration: give [md.lattice] or "
+                        "[md.read_data]");
+  if (lattice) {
+    if (!deck.has_section("md.velocity"))
+      throw deck.error_at("md.lattice.cells",
+                          "a lattice needs [md.velocity] (temperature) as well");
+    const auto& cells = deck.integer_list("md.lattice.cells");
+    const double a =
+        lattice_constant(deck.string("md.lattice.style"), deck.real("md.lattice.density"));
+    for (int d = 0; d < 3; ++d) {
+      box_.lo[d] = 0.0;
+      box_.hi[d] = a * static_cast<double>(cells[d]);
+    }
+  } else {
+    const std::string& file = deck.string("md.read_data.file");
+    data_ = std::make_unique<io::LammpsData>(
+        io::parse_lammps_data(file, io::read_text_file(ctx.comm(), file, "LAMMPS data file")));
+    if (data_->ntypes != ntypes_)
+      throw deck.error_at(deck.origin("md.masses").is_default ? "md.read_data.file" : "md.masses",
+                          fmt::format("{} has {} atom types but md.masses gives {} masses", file,
+                                      data_->ntypes, ntypes_));
+    for (int d = 0; d < 3; ++d) {
+      box_.lo[d] = 0.0;
+      box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
+    }
   }
   const auto& ranks = deck.integer_list("md.ranks");
   try {
@@ -98,6 +124,17 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
 
   create_lattice();
   create_velocities();
+  dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
+  if (integrator_ == "nvt") {
+    // Martyna, Klein, Tuckerman (1992): Q_1 = dof kT tau^2, Q_k = kT tau^2, all at rest.
+    const auto m = static_cast<std::size_t>(deck.integer("md.integrator.chain"));
+    const double tau = deck.real("md.integrator.damping");
+    const double kt = target_temperature_;
+    chain_xi_.assign(m, 0.0);
+    chain_v_.assign(m, 0.0);
+    chain_q_.assign(m, kt * tau * tau);
+    chain_q_[0] = std::max(dof_, 1.0) * kt * tau * tau;
+  }
   if (deck.boolean("md.pair.tail")) {
     // Type counts over all ranks, for the homogeneous-mixture tail correction.
     std::vector<GlobalId> counts(ntypes_, 0);
@@ -128,7 +165,62 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
 
 MdSolver::~MdSolver() = default;
 
+void MdSolver::create_from_data() {
+  // Every rank parsed the whole file; each keeps the atoms of its own subdomain, wrapped into
+  // the box (the image counts keep the unwrapped positions).
+  const Box local = decomposition_->local_box(box_);
+  std::vector<const io::DataAtom*> mine;
+  std::vector<std::array<Real, 3>> wrapped;
+  std::vector<std::array<int, 3>> images;
+  for (const auto& a : data_->atoms) {
+    std::array<Real, 3> x{};
+    std::array<int, 3> im = a.image;
+    bool inside = true;
+    for (int d = 0; d < 3; ++d) {
+      const Real len = box_.length(d);
+      Real v = a.x[d] - data_->box.lo[d];
+      const Real shift = std::floor(v / len);
+      v -= shift * len;
+      if (v >= len) v -= len;  // rounding at the upper edge
+      im[d] += static_cast<int>(shift);
+      x[d] = v;
+      inside = inside && v >= local.lo[d] && v < local.hi[d];
+    }
+    if (!inside) continue;
+    mine.push_back(&a);
+    wrapped.push_back(x);
+    images.push_back(im);
+  }
+  const int n = static_cast<int>(mine.size());
+  atoms_.reserve(n);
+  auto x = Kokkos::create_mirror_view(atoms_.x);
+  auto v = Kokkos::create_mirror_view(atoms_.v);
+  auto id = Kokkos::create_mirror_view(atoms_.id);
+  auto type = Kokkos::create_mirror_view(atoms_.type);
+  auto image = Kokkos::create_mirror_view(atoms_.image);
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      x(i, d) = wrapped[i][d];
+      image(i, d) = images[i][d];
+      v(i, d) = data_->velocities.empty() ? 0.0 : data_->velocities[mine[i]->id][d];
+    }
+    id(i) = mine[i]->id;
+    type(i) = mine[i]->type;
+  }
+  Kokkos::deep_copy(atoms_.x, x);
+  Kokkos::deep_copy(atoms_.v, v);
+  Kokkos::deep_copy(atoms_.id, id);
+  Kokkos::deep_copy(atoms_.type, type);
+  Kokkos::deep_copy(atoms_.image, image);
+  atoms_.nlocal = n;
+  atoms_.nghost = 0;
+  long long local_n = n, total = 0;
+  MPI_Allreduce(&local_n, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx_.comm());
+  natoms_ = total;
+}
+
 void MdSolver::create_lattice() {
+  if (data_) return create_from_data();
   const auto sites =
       lattice_sites(deck_.string("md.lattice.style"), deck_.real("md.lattice.density"),
                     deck_.integer_list("md.lattice.cells"), decomposition_->local_box(box_));
@@ -192,7 +284,74 @@ class ExactSum {
 
 }  // namespace
 
+double MdSolver::kinetic_energy_exact() const {
+  // Each atom's 0.5 m v^2 rounded to a multiple of 2^-32 and summed as a 64-bit integer, as in
+  // ExactSum, but on the device: the chain scales the velocities by a factor computed from this
+  // sum, so it must not depend on the decomposition.
+  const auto v = atoms_.v;
+  const auto type = atoms_.type;
+  const auto m = masses_;
+  std::int64_t local = 0;
+  Kokkos::parallel_reduce(
+      "md::kinetic_energy_exact", Kokkos::RangePolicy<DevExecSpace>(0, atoms_.nlocal),
+      KOKKOS_LAMBDA(const int i, std::int64_t& acc) {
+        const double e =
+            0.5 * m(type(i)) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+        acc += static_cast<std::int64_t>(e * 4294967296.0 + 0.5);  // e >= 0: rounds
+      },
+      local);
+  std::int64_t global = 0;
+  MPI_Allreduce(&local, &global, 1, MPI_INT64_T, MPI_SUM, ctx_.comm());
+  return std::ldexp(static_cast<double>(global), -32);
+}
+
+void MdSolver::chain_half_step() {
+  // Nose-Hoover chain propagator exp(iL_NHC dt/2) of Martyna, Tuckerman, Tobias, Klein (1996),
+  // Tuckerman et al. J. Phys. A 39 (2006) 5629, with a third-order Suzuki-Yoshida factorisation.
+  // The global kinetic energy is computed once; the velocity scaling is tracked analytically and
+  // applied once at the end.
+  const std::size_t mlen = chain_v_.size();
+  const double kt = target_temperature_;
+  auto& v = chain_v_;
+  const auto& q = chain_q_;
+  double k2 = 2.0 * kinetic_energy_exact();  // sum m v^2
+  double scale = 1.0;
+  std::vector<double> g(mlen);
+  auto force = [&](std::size_t k) {
+    return k == 0 ? (k2 - dof_ * kt) / q[0] : (q[k - 1] * v[k - 1] * v[k - 1] - kt) / q[k];
+  };
+  const double w1 = 1.0 / (2.0 - std::cbrt(2.0));
+  const double weights[3] = {w1, 1.0 - 2.0 * w1, w1};
+  for (const double w : weights) {
+    const double dt2 = w * 0.5 * dt_, dt4 = 0.5 * dt2, dt8 = 0.25 * dt2;
+    v[mlen - 1] += force(mlen - 1) * dt4;
+    for (std::size_t k = mlen - 1; k-- > 0;) {
+      const double e = std::exp(-dt8 * v[k + 1]);
+      v[k] = (v[k] * e + force(k) * dt4) * e;
+    }
+    const double s = std::exp(-dt2 * v[0]);
+    scale *= s;
+    k2 *= s * s;
+    for (std::size_t k = 0; k < mlen; ++k) chain_xi_[k] += dt2 * v[k];
+    for (std::size_t k = 0; k + 1 < mlen; ++k) {
+      const double e = std::exp(-dt8 * v[k + 1]);
+      v[k] = (v[k] * e + force(k) * dt4) * e;
+    }
+    v[mlen - 1] += force(mlen - 1) * dt4;
+  }
+  kmd::scale_velocities(atoms_.v, scale, atoms_.nlocal);
+}
+
+double MdSolver::chain_energy() const {
+  double e = 0;
+  for (std::size_t k = 0; k < chain_v_.size(); ++k)
+    e += 0.5 * chain_q_[k] * chain_v_[k] * chain_v_[k] +
+         (k == 0 ? dof_ : 1.0) * target_temperature_ * chain_xi_[k];
+  return e;
+}
+
 void MdSolver::create_velocities() {
+  if (!deck_.has_section("md.velocity")) return;  // the data file's velocities (or zero)
   const double temperature = deck_.real("md.velocity.temperature");
   const auto seed = static_cast<std::uint64_t>(deck_.integer("md.velocity.seed"));
   kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, temperature, seed, atoms_.nlocal);
@@ -272,6 +431,7 @@ void MdSolver::compute_forces(bool with_energy) {
 void MdSolver::step() {
   {
     auto t = ctx_.timers().scope("md: integrate");
+    if (integrator_ == "nvt") chain_half_step();
     kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
     kmd::verlet_drift(atoms_.x, atoms_.v, dt_, atoms_.nlocal);
   }
@@ -293,6 +453,7 @@ void MdSolver::step() {
   energy_wanted_ = false;
   auto t = ctx_.timers().scope("md: integrate");
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
+  if (integrator_ == "nvt") chain_half_step();
 }
 
 Thermo MdSolver::thermo() {
@@ -314,6 +475,7 @@ Thermo MdSolver::thermo() {
   th.potential = (global[1] + tail_energy_) / n;
   th.total = th.kinetic + th.potential;
   th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume);
+  th.conserved = th.total + (integrator_ == "nvt" ? chain_energy() / n : 0.0);
   return th;
 }
 
@@ -341,20 +503,22 @@ void MdSolver::run() {
     if (!csv) throw RuntimeError(fmt::format("{}: cannot create the thermo file", csv_path));
     std::fprintf(
         csv, "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n");
-    std::fprintf(csv, "step,time,temperature,kinetic,potential,total,pressure\n");
+    std::fprintf(csv, "step,time,temperature,kinetic,potential,total,pressure,conserved\n");
   }
   auto report = [&] {
     auto t = ctx_.timers().scope("md: output");
     const Thermo th = thermo();
-    log.info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}", th.step, th.time,
-             th.temperature, th.kinetic, th.potential, th.total, th.pressure);
+    log.info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
+             th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
+             th.conserved);
     if (csv)
-      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
                    static_cast<long long>(th.step), th.time, th.temperature, th.kinetic,
-                   th.potential, th.total, th.pressure);
+                   th.potential, th.total, th.pressure, th.conserved);
   };
-  log.info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp", "kinetic/N",
-           "potential/N", "total/N", "pressure");
+  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
+  log.info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
+           "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N");
   report();
   const std::int64_t rebuilds_before = rebuilds_;
   const double start = wall_seconds();

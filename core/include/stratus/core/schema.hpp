@@ -91,6 +91,9 @@ struct SectionSpec {
   std::string doc;
   std::string owner;  ///< module that reads it, for the reference ("run", "heat", ...)
   bool repeated = false;
+  /// An optional section is either given whole or left out: when absent, nothing is filled in
+  /// and its required keys are not asked for (Deck::has_section tells which).
+  bool optional = false;
   std::vector<ParamSpec> params;
 
   ParamSpec& add(std::string name, ParamType type, std::string doc);

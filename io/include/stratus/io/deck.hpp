@@ -73,6 +73,9 @@ class Deck {
   Deck() = default;
 
   [[nodiscard]] bool has(std::string_view key) const;
+  /// True when the deck has values for section `path` (always, unless the section is optional
+  /// and was left out).
+  [[nodiscard]] bool has_section(std::string_view path) const;
   [[nodiscard]] bool boolean(std::string_view key) const { return get<bool>(key); }
   [[nodiscard]] std::int64_t integer(std::string_view key) const { return get<std::int64_t>(key); }
   [[nodiscard]] double real(std::string_view key) const { return get<double>(key); }
@@ -134,6 +137,9 @@ class Deck {
 /// Reads a deck file on rank 0 of `comm` and gives its text to every rank. Throws InputError
 /// (on every rank) if it cannot be read. Collective.
 std::string read_deck_file(MPI_Comm comm, const std::string& path);
+
+/// The same for any text input file; `what` names it in messages ("LAMMPS data file").
+std::string read_text_file(MPI_Comm comm, const std::string& path, const std::string& what);
 
 /// Reads, overrides and checks a deck (see the file comment).
 /// - `path`: shown in messages; `text`: the file's contents.

@@ -1,9 +1,11 @@
-// The molecular dynamics solver: Lennard-Jones atoms, velocity Verlet (NVE, Langevin),
+// The molecular dynamics solver: Lennard-Jones atoms, velocity Verlet (NVE, Langevin,
+// Nose-Hoover chain NVT),
 // 3D spatial decomposition with ghost atoms, Verlet lists rebuilt on demand.
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/io/h5md.hpp"
+#include "stratus/io/lammps_data.hpp"
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace stratus::md {
 
@@ -27,6 +30,9 @@ struct Thermo {
   double total = 0;      ///< per atom
   double pressure = 0;
   double volume = 0;
+  /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
+  /// + dof kT xi_1 + sum_{k>=2} kT xi_k), the total energy per atom for nve and langevin.
+  double conserved = 0;
 };
 
 class MdSolver : public Solver {
@@ -53,11 +59,19 @@ class MdSolver : public Solver {
 
  private:
   void create_lattice();
+  void create_from_data();
   void create_velocities();
   void rebuild();
   void compute_forces(bool with_energy);
   void write_frame();
   [[nodiscard]] double kinetic_energy() const;  // global sum
+  /// Global kinetic energy summed in fixed point: the same bits at any rank count.
+  [[nodiscard]] double kinetic_energy_exact() const;
+  /// Half-step (dt/2) update of the Nose-Hoover chain; scales the velocities. Collective.
+  void chain_half_step();
+  /// Thermostat energy of the chain (global, replicated): sum_k Q_k v_k^2 / 2 + dof kT xi_1 +
+  /// sum_{k>=2} kT xi_k.
+  [[nodiscard]] double chain_energy() const;
 
   Context& ctx_;
   const io::Deck& deck_;
@@ -78,8 +92,13 @@ class MdSolver : public Solver {
   std::string integrator_;
   double target_temperature_ = 0, gamma_ = 0;
   std::int64_t langevin_seed_ = 0;
+  // Nose-Hoover chain (nvt): positions xi_k, velocities v_xi_k and masses Q_k, replicated on
+  // every rank (they depend only on global sums).
+  std::vector<double> chain_xi_, chain_v_, chain_q_;
+  double dof_ = 0;
   double tail_energy_ = 0, tail_virial_ = 0;  // global totals
   double pair_energy_ = 0, pair_virial_ = 0;  // local sums of the last force computation
+  std::unique_ptr<io::LammpsData> data_;      // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
   std::int64_t trajectory_every_ = 0;
   bool half_list_ = false;
