@@ -122,7 +122,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
                         e.what());
   }
 
-  create_lattice();
+  create_atoms();
   create_velocities();
   dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
   if (integrator_ == "nvt") {
@@ -165,33 +165,8 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
 
 MdSolver::~MdSolver() = default;
 
-void MdSolver::create_from_data() {
-  // Every rank parsed the whole file; each keeps the atoms of its own subdomain, wrapped into
-  // the box (the image counts keep the unwrapped positions).
-  const Box local = decomposition_->local_box(box_);
-  std::vector<const io::DataAtom*> mine;
-  std::vector<std::array<Real, 3>> wrapped;
-  std::vector<std::array<int, 3>> images;
-  for (const auto& a : data_->atoms) {
-    std::array<Real, 3> x{};
-    std::array<int, 3> im = a.image;
-    bool inside = true;
-    for (int d = 0; d < 3; ++d) {
-      const Real len = box_.length(d);
-      Real v = a.x[d] - data_->box.lo[d];
-      const Real shift = std::floor(v / len);
-      v -= shift * len;
-      if (v >= len) v -= len;  // rounding at the upper edge
-      im[d] += static_cast<int>(shift);
-      x[d] = v;
-      inside = inside && v >= local.lo[d] && v < local.hi[d];
-    }
-    if (!inside) continue;
-    mine.push_back(&a);
-    wrapped.push_back(x);
-    images.push_back(im);
-  }
-  const int n = static_cast<int>(mine.size());
+void MdSolver::install_atoms(const InitialAtoms& a) {
+  const int n = static_cast<int>(a.id.size());
   atoms_.reserve(n);
   auto x = Kokkos::create_mirror_view(atoms_.x);
   auto v = Kokkos::create_mirror_view(atoms_.v);
@@ -200,12 +175,12 @@ void MdSolver::create_from_data() {
   auto image = Kokkos::create_mirror_view(atoms_.image);
   for (int i = 0; i < n; ++i) {
     for (int d = 0; d < 3; ++d) {
-      x(i, d) = wrapped[i][d];
-      image(i, d) = images[i][d];
-      v(i, d) = data_->velocities.empty() ? 0.0 : data_->velocities[mine[i]->id][d];
+      x(i, d) = a.x[i][d];
+      v(i, d) = a.v[i][d];
+      image(i, d) = a.image[i][d];
     }
-    id(i) = mine[i]->id;
-    type(i) = mine[i]->type;
+    id(i) = a.id[i];
+    type(i) = a.type[i];
   }
   Kokkos::deep_copy(atoms_.x, x);
   Kokkos::deep_copy(atoms_.v, v);
@@ -214,44 +189,59 @@ void MdSolver::create_from_data() {
   Kokkos::deep_copy(atoms_.image, image);
   atoms_.nlocal = n;
   atoms_.nghost = 0;
-  long long local_n = n, total = 0;
-  MPI_Allreduce(&local_n, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx_.comm());
-  natoms_ = total;
-}
-
-void MdSolver::create_lattice() {
-  if (data_) return create_from_data();
-  const auto sites =
-      lattice_sites(deck_.string("md.lattice.style"), deck_.real("md.lattice.density"),
-                    deck_.integer_list("md.lattice.cells"), decomposition_->local_box(box_));
-  const int n = static_cast<int>(sites.ids.size());
-  atoms_.reserve(n);
-  auto x = Kokkos::create_mirror_view(atoms_.x);
-  auto id = Kokkos::create_mirror_view(atoms_.id);
-  auto type = Kokkos::create_mirror_view(atoms_.type);
-  auto image = Kokkos::create_mirror_view(atoms_.image);
-  const int t = static_cast<int>(deck_.integer("md.lattice.type") - 1);
-  if (t >= ntypes_)
-    throw deck_.error_at(
-        "md.lattice.type",
-        fmt::format("type {} does not exist: md.masses defines {} type(s)", t + 1, ntypes_));
-  for (int i = 0; i < n; ++i) {
-    for (int d = 0; d < 3; ++d) {
-      x(i, d) = sites.positions[3 * i + d];
-      image(i, d) = 0;
-    }
-    id(i) = sites.ids[i];
-    type(i) = t;
-  }
-  Kokkos::deep_copy(atoms_.x, x);
-  Kokkos::deep_copy(atoms_.id, id);
-  Kokkos::deep_copy(atoms_.type, type);
-  Kokkos::deep_copy(atoms_.image, image);
-  atoms_.nlocal = n;
-  atoms_.nghost = 0;
   long long local = n, total = 0;
   MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx_.comm());
   natoms_ = total;
+}
+
+void MdSolver::create_atoms() {
+  const Box local = decomposition_->local_box(box_);
+  InitialAtoms a;
+  if (data_) {
+    // Every rank parsed the whole file; each keeps the atoms of its own subdomain, wrapped into
+    // the box (the image counts keep the unwrapped positions).
+    for (const auto& atom : data_->atoms) {
+      std::array<Real, 3> x{};
+      std::array<int, 3> im = atom.image;
+      bool inside = true;
+      for (int d = 0; d < 3; ++d) {
+        const Real len = box_.length(d);
+        Real u = atom.x[d] - data_->box.lo[d];
+        const Real shift = std::floor(u / len);
+        u -= shift * len;
+        if (u >= len) u -= len;  // rounding at the upper edge
+        im[d] += static_cast<int>(shift);
+        x[d] = u;
+        inside = inside && u >= local.lo[d] && u < local.hi[d];
+      }
+      if (!inside) continue;
+      a.id.push_back(atom.id);
+      a.type.push_back(atom.type);
+      a.x.push_back(x);
+      a.image.push_back(im);
+      a.v.push_back(data_->velocities.empty()
+                        ? std::array<Real, 3>{0, 0, 0}
+                        : data_->velocities[static_cast<std::size_t>(atom.id)]);
+    }
+  } else {
+    const int t = static_cast<int>(deck_.integer("md.lattice.type") - 1);
+    if (t >= ntypes_)
+      throw deck_.error_at(
+          "md.lattice.type",
+          fmt::format("type {} does not exist: md.masses defines {} type(s)", t + 1, ntypes_));
+    const auto sites =
+        lattice_sites(deck_.string("md.lattice.style"), deck_.real("md.lattice.density"),
+                      deck_.integer_list("md.lattice.cells"), local);
+    for (std::size_t i = 0; i < sites.ids.size(); ++i) {
+      a.id.push_back(sites.ids[i]);
+      a.type.push_back(t);
+      a.x.push_back(
+          {sites.positions[3 * i], sites.positions[3 * i + 1], sites.positions[3 * i + 2]});
+      a.v.push_back({0, 0, 0});
+      a.image.push_back({0, 0, 0});
+    }
+  }
+  install_atoms(a);
 }
 
 double MdSolver::kinetic_energy() const {

@@ -58,8 +58,17 @@ class MdSolver : public Solver {
   [[nodiscard]] const Box& box() const noexcept { return box_; }
 
  private:
-  void create_lattice();
-  void create_from_data();
+  /// Host copy of this rank's initial atoms (lattice sites or data-file atoms).
+  struct InitialAtoms {
+    std::vector<GlobalId> id;
+    std::vector<int> type;
+    std::vector<std::array<Real, 3>> x, v;
+    std::vector<std::array<int, 3>> image;
+  };
+  /// Creates this rank's atoms from [md.lattice] or [md.read_data].
+  void create_atoms();
+  /// Copies `atoms` to the device as the owned atoms; sets natoms_ (collective).
+  void install_atoms(const InitialAtoms& atoms);
   void create_velocities();
   void rebuild();
   void compute_forces(bool with_energy);
