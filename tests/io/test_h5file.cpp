@@ -1,5 +1,6 @@
 // Stratus HDF5 files: collective field writes from any rank count give the same global dataset,
 // the common metadata and the deck round-trip, and `describe_file` reports and rejects files.
+#include "scratch_dir.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/version.hpp"
 #include "stratus/io/h5file.hpp"
@@ -140,29 +141,9 @@ const std::string kDeck =
     "# resolved deck \xcf\x81 (UTF-8)\n[grid]\ncells = [7, 5, 3]\nname = \"a \\\"quoted\\\" "
     "name\"\n";
 
-/// Each test gets its own scratch directory (named after rank 0's pid), removed afterwards.
-class H5File : public ::testing::Test {
+class H5File : public stratus::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    char text[1024] = {};
-    if (rank() == 0) {
-      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-      const fs::path dir = fs::temp_directory_path() /
-                           fmt::format("stratus-test-h5file-{}-{}", ::getpid(), info->name());
-      fs::remove_all(dir);
-      fs::create_directories(dir);
-      std::snprintf(text, sizeof text, "%s", dir.c_str());
-    }
-    MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm());
-    dir_ = text;
-  }
-  void TearDown() override {
-    MPI_Barrier(comm());
-    if (rank() == 0) fs::remove_all(dir_);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
+  H5File() : ScratchDirTest("h5file") {}
 };
 
 TEST_F(H5File, FieldWrittenFromEveryRankHoldsGlobalValues) {

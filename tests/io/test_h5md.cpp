@@ -1,6 +1,7 @@
 // H5MD trajectories: frames appended from 1, 2 or 4 ranks, with atoms scattered across ranks in
 // any order (or a rank owning none), land in global-id rows; the file follows H5MD 1.1; bad
 // ownership is refused on every rank before anything is written.
+#include "scratch_dir.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/version.hpp"
 #include "stratus/io/h5file.hpp"
@@ -447,26 +448,9 @@ void expect_error(Body&& body, const std::string& needle) {
   }
 }
 
-class H5md : public ::testing::Test {
+class H5md : public stratus::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    char text[1024] = {};
-    if (rank() == 0) {
-      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-      const fs::path dir = fs::temp_directory_path() /
-                           fmt::format("stratus-test-h5md-{}-{}", ::getpid(), info->name());
-      fs::remove_all(dir);
-      fs::create_directories(dir);
-      std::snprintf(text, sizeof text, "%s", dir.c_str());
-    }
-    MPI_Bcast(text, sizeof text, MPI_CHAR, 0, comm());
-    dir_ = text;
-  }
-  void TearDown() override {
-    MPI_Barrier(comm());
-    if (rank() == 0) fs::remove_all(dir_);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  H5md() : ScratchDirTest("h5md") {}
 
   /// Writes three frames with the given ownership and checks the file on rank 0.
   void write_and_check(const std::string& path, bool leave_last_empty) {
@@ -484,8 +468,6 @@ class H5md : public ::testing::Test {
       EXPECT_EQ(stratus::io::read_deck_text(path), kDeck);
     }
   }
-
-  fs::path dir_;
 };
 
 TEST_F(H5md, ScatteredAtomsLandInIdRows) {
