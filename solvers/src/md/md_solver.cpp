@@ -17,11 +17,16 @@ namespace kmd = kernels::md;
 
 namespace {
 
-double allreduce_sum(MPI_Comm comm, double v) {
-  double out = 0;
-  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return out;
+/// Order-independent sums: each term is rounded to a multiple of 2^-32 (half away from zero,
+/// like llround) and added as a 64-bit integer, which is exact and associative; the total is
+/// then summed over the ranks the same way. Used wherever a global sum feeds back into the
+/// atoms, so that results are the same at any rank count.
+constexpr double kFixedScale = 4294967296.0;  // 2^32
+KOKKOS_INLINE_FUNCTION std::int64_t to_fixed(double v) {
+  return v >= 0 ? static_cast<std::int64_t>(v * kFixedScale + 0.5)
+                : -static_cast<std::int64_t>(-v * kFixedScale + 0.5);
 }
+double from_fixed(std::int64_t v) { return static_cast<double>(v) / kFixedScale; }
 
 }  // namespace
 
@@ -244,19 +249,12 @@ void MdSolver::create_atoms() {
   install_atoms(a);
 }
 
-double MdSolver::kinetic_energy() const {
-  return allreduce_sum(ctx_.comm(),
-                       kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal));
-}
-
 namespace {
 
-/// Sums that do not depend on the order of the terms: each term is rounded to a multiple of
-/// 2^-32 and added as a 64-bit integer (exact and associative), then over the ranks. Used where
-/// a global sum feeds back into the atoms, so that results are the same at any rank count.
+/// A host-side order-independent sum (see to_fixed).
 class ExactSum {
  public:
-  void add(double v) { acc_ += static_cast<std::int64_t>(std::llround(std::ldexp(v, 32))); }
+  void add(double v) { acc_ += to_fixed(v); }
   [[nodiscard]] static std::vector<double> over_ranks(MPI_Comm comm,
                                                       const std::vector<ExactSum>& sums) {
     std::vector<std::int64_t> local, global(sums.size());
@@ -264,7 +262,7 @@ class ExactSum {
     MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_INT64_T, MPI_SUM,
                   comm);
     std::vector<double> out;
-    for (auto g : global) out.push_back(std::ldexp(static_cast<double>(g), -32));
+    for (auto g : global) out.push_back(from_fixed(g));
     return out;
   }
 
@@ -275,9 +273,8 @@ class ExactSum {
 }  // namespace
 
 double MdSolver::kinetic_energy_exact() const {
-  // Each atom's 0.5 m v^2 rounded to a multiple of 2^-32 and summed as a 64-bit integer, as in
-  // ExactSum, but on the device: the chain scales the velocities by a factor computed from this
-  // sum, so it must not depend on the decomposition.
+  // Order-independent (to_fixed), on the device: the chain scales the velocities by a factor
+  // computed from this sum, so it must not depend on the decomposition.
   const auto v = atoms_.v;
   const auto type = atoms_.type;
   const auto m = masses_;
@@ -287,12 +284,12 @@ double MdSolver::kinetic_energy_exact() const {
       KOKKOS_LAMBDA(const int i, std::int64_t& acc) {
         const double e =
             0.5 * m(type(i)) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
-        acc += static_cast<std::int64_t>(e * 4294967296.0 + 0.5);  // e >= 0: rounds
+        acc += to_fixed(e);
       },
       local);
   std::int64_t global = 0;
   MPI_Allreduce(&local, &global, 1, MPI_INT64_T, MPI_SUM, ctx_.comm());
-  return std::ldexp(static_cast<double>(global), -32);
+  return from_fixed(global);
 }
 
 void MdSolver::chain_half_step() {

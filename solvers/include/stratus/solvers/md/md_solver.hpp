@@ -73,7 +73,6 @@ class MdSolver : public Solver {
   void rebuild();
   void compute_forces(bool with_energy);
   void write_frame();
-  [[nodiscard]] double kinetic_energy() const;  // global sum
   /// Global kinetic energy summed in fixed point: the same bits at any rank count.
   [[nodiscard]] double kinetic_energy_exact() const;
   /// Half-step (dt/2) update of the Nose-Hoover chain; scales the velocities. Collective.
