@@ -2,7 +2,9 @@
 //
 // Exit codes: 0 finished, 1 runtime failure, 2 bad input or usage, 75 stopped early on request
 // and resumable. See docs/errors.md.
+#include "checkpoint_report.hpp"
 #include "stratus/core/context.hpp"
+#include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -28,6 +30,11 @@ struct Options {
   std::string output_dir;
   std::string file;
   bool show_deck = false;
+  bool verify = false;
+  std::string diff_deck;
+  std::string restart = "auto";
+  std::string walltime;
+  bool allow_deck_change = false;
   bool log_all_ranks = false;
   std::string log_level = "info";
 };
@@ -61,6 +68,18 @@ int main(int argc, char** argv) {
   add_deck_options(run, o);
   run->add_option("--output-dir", o.output_dir,
                   "Directory for every output file (same as --set output.dir=DIR)");
+  run->add_option("--restart", o.restart,
+                  "auto: resume from the newest valid checkpoint of the run, or start at step 0 "
+                  "when there is none; none: start at step 0 (deleting the run's old "
+                  "checkpoints); or the path of a checkpoint to resume from")
+      ->type_name("auto|none|PATH")
+      ->default_str("auto");
+  run->add_option("--walltime", o.walltime,
+                  "Wall-time limit: write a checkpoint and stop (exit 75) before it "
+                  "(e.g. 90s, 15min, 2h, 1:30:00)")
+      ->type_name("DURATION");
+  run->add_flag("--allow-deck-change", o.allow_deck_change,
+                "Resume even if physics keys of the deck differ from the checkpoint's");
   run->add_flag("--log-all-ranks", o.log_all_ranks, "Every rank logs, prefixed with its rank");
   run->add_option("--log-level", o.log_level, "error, warn, info or debug")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
@@ -74,7 +93,15 @@ int main(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "Describe an HDF5 file written by Stratus");
   info->add_option("FILE", o.file, "Stratus HDF5 file")->required();
   info->add_flag("--deck", o.show_deck, "Also print the resolved deck stored in the file");
-  info->footer("Exit codes: 0 described, 2 not a readable Stratus file.");
+  info->add_flag("--verify", o.verify,
+                 "Checkpoints: check the completion marker and every dataset's checksum");
+  info->add_option("--diff", o.diff_deck,
+                   "Checkpoints: list the deck keys whose values differ between the checkpoint's "
+                   "deck and DECK")
+      ->type_name("DECK");
+  info->footer(
+      "Exit codes: 0 described (and, with --verify, valid), 2 not a readable Stratus file or a "
+      "damaged checkpoint.");
 
   auto* schema = app.add_subcommand(
       "schema", "Print the input reference (Markdown) generated from the parameter schema");
@@ -114,13 +141,25 @@ int main(int argc, char** argv) {
         if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
         return 0;
       }
-      stratus::run_deck(ctx, registry, deck);
+      stratus::RunOptions run_options;
+      run_options.restart = o.restart;
+      run_options.allow_deck_change = o.allow_deck_change;
+      if (!o.walltime.empty()) {
+        const auto seconds = stratus::parse_duration(o.walltime);
+        if (!seconds || *seconds <= 0)
+          throw stratus::InputError(fmt::format("--walltime: expected {} (> 0), found \"{}\"",
+                                                stratus::kDurationHelp, o.walltime));
+        run_options.walltime = *seconds;
+      }
+      stratus::run_deck(ctx, registry, deck, run_options);
       return 0;
     }
     if (info->parsed()) {
       // Every rank reads (read-only), so a bad file fails on every rank alike.
       const std::string text = stratus::io::describe_file(o.file, o.show_deck);
       if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
+      if (o.verify || !o.diff_deck.empty())
+        stratus::app::checkpoint_report(ctx, registry, o.file, o.verify, o.diff_deck);
       return 0;
     }
     if (schema->parsed()) {

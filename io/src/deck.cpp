@@ -118,6 +118,29 @@ std::string Deck::to_toml() const {
   return out;
 }
 
+std::vector<Deck::Difference> Deck::differences(const Deck& other) const {
+  std::vector<Difference> out;
+  auto a = entries_.begin();
+  auto b = other.entries_.begin();
+  const std::string absent = "(absent)";
+  while (a != entries_.end() || b != other.entries_.end()) {
+    if (b == other.entries_.end() || (a != entries_.end() && a->first < b->first)) {
+      out.push_back({a->first, stratus::to_toml(a->second.value), absent});
+      ++a;
+    } else if (a == entries_.end() || b->first < a->first) {
+      out.push_back({b->first, absent, stratus::to_toml(b->second.value)});
+      ++b;
+    } else {
+      if (!(a->second.value == b->second.value))
+        out.push_back(
+            {a->first, stratus::to_toml(a->second.value), stratus::to_toml(b->second.value)});
+      ++a;
+      ++b;
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Checking
 // ---------------------------------------------------------------------------------------------

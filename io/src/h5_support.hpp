@@ -2,7 +2,9 @@
 // pieces every parallel Stratus writer shares (checked calls, attributes, the common layout).
 #pragma once
 
+#include "stratus/core/decomposition.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/types.hpp"
 
 #include <fmt/format.h>
 #include <hdf5.h>
@@ -95,5 +97,12 @@ void create_groups(hid_t file, const std::string& path, const std::string& group
 /// Returns the open file; throws RuntimeError (and leaves nothing open) on failure. Collective.
 hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::string& format,
                           const std::string& resolved_deck);
+
+/// Creates the 3D float64 dataset `dataset` (shape `global_cells`, creation list `dcpl`) and
+/// writes the interior of `field` (extent + 2 * ghost per axis, on the device) as this rank's
+/// hyperslab `block`, collectively. Throws RuntimeError naming the mismatch or HDF5's failure.
+void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
+                       const Field3D& field, int ghost, const GridBlock& block,
+                       std::array<std::int64_t, 3> global_cells, hid_t dcpl);
 
 }  // namespace stratus::io::detail

@@ -181,6 +181,75 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
   return file;
 }
 
+void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
+                       const Field3D& field, int ghost, const GridBlock& block,
+                       std::array<std::int64_t, 3> global_cells, hid_t dcpl) {
+  const auto g = static_cast<std::size_t>(ghost);
+  for (int a = 0; a < 3; ++a) {
+    const bool fits = ghost >= 0 && block.begin[a] >= 0 && block.extent[a] >= 0 &&
+                      block.begin[a] + block.extent[a] <= global_cells[a] &&
+                      field.extent(a) == static_cast<std::size_t>(block.extent[a]) + 2 * g;
+    if (!fits) {
+      throw RuntimeError(fmt::format(
+          "{}: write_field('{}'): axis {}: block [{}, {}) of {} cells with {} ghost layers does "
+          "not match a field of extent {}",
+          path, dataset, a, block.begin[a], block.begin[a] + block.extent[a], global_cells[a],
+          ghost, field.extent(a)));
+    }
+  }
+
+  // Interior -> contiguous device buffer -> host (a plain mirror when the device is the host).
+  const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
+                                        static_cast<std::size_t>(block.extent[1]),
+                                        static_cast<std::size_t>(block.extent[2])};
+  auto interior = Kokkos::subview(field, std::make_pair(g, g + n[0]), std::make_pair(g, g + n[1]),
+                                  std::make_pair(g, g + n[2]));
+  Field3D packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), n[0],
+                 n[1], n[2]);
+  Kokkos::deep_copy(packed, interior);
+  auto host = Kokkos::create_mirror_view(packed);
+  Kokkos::deep_copy(host, packed);
+
+  const std::string what = "dataset " + dataset;
+  hsize_t dims[3];
+  hsize_t start[3];
+  hsize_t count[3];
+  for (int a = 0; a < 3; ++a) {
+    dims[a] = static_cast<hsize_t>(global_cells[a]);
+    start[a] = static_cast<hsize_t>(block.begin[a]);
+    count[a] = static_cast<hsize_t>(block.extent[a]);
+  }
+  Handle file_space(checked(H5Screate_simple(3, dims, nullptr), path, "creating a dataspace"),
+                    H5Sclose);
+  Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
+  checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
+  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), H5T_IEEE_F64LE, file_space, lcpl, dcpl,
+                                 H5P_DEFAULT),
+                      path, "creating " + what),
+              H5Dclose);
+
+  // A rank with an empty block selects nothing but still takes part in the collective write.
+  const bool empty = block.cells() == 0;
+  const hsize_t one[1] = {1};
+  Handle mem_space(
+      checked(empty ? H5Screate_simple(1, one, nullptr) : H5Screate_simple(3, count, nullptr), path,
+              "creating a dataspace"),
+      H5Sclose);
+  if (empty) {
+    checked(H5Sselect_none(file_space), path, "selecting nothing in " + what);
+    checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
+  } else {
+    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
+            "selecting this rank's block of " + what);
+  }
+  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
+  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
+  double unused = 0.0;
+  const void* data = empty ? static_cast<const void*>(&unused) : host.data();
+  checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,
+          "writing " + what);
+}
+
 }  // namespace detail
 
 namespace {
@@ -258,71 +327,7 @@ void H5Writer::write_field(const std::string& dataset, const Field3D& field, int
                            const GridBlock& block, std::array<std::int64_t, 3> global_cells) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  const auto g = static_cast<std::size_t>(ghost);
-  for (int a = 0; a < 3; ++a) {
-    const bool fits = ghost >= 0 && block.begin[a] >= 0 && block.extent[a] >= 0 &&
-                      block.begin[a] + block.extent[a] <= global_cells[a] &&
-                      field.extent(a) == static_cast<std::size_t>(block.extent[a]) + 2 * g;
-    if (!fits) {
-      throw RuntimeError(fmt::format(
-          "{}: write_field('{}'): axis {}: block [{}, {}) of {} cells with {} ghost layers does "
-          "not match a field of extent {}",
-          path_, dataset, a, block.begin[a], block.begin[a] + block.extent[a], global_cells[a],
-          ghost, field.extent(a)));
-    }
-  }
-
-  // Interior -> contiguous device buffer -> host (a plain mirror when the device is the host).
-  const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
-                                        static_cast<std::size_t>(block.extent[1]),
-                                        static_cast<std::size_t>(block.extent[2])};
-  auto interior = Kokkos::subview(field, std::make_pair(g, g + n[0]), std::make_pair(g, g + n[1]),
-                                  std::make_pair(g, g + n[2]));
-  Field3D packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), n[0],
-                 n[1], n[2]);
-  Kokkos::deep_copy(packed, interior);
-  auto host = Kokkos::create_mirror_view(packed);
-  Kokkos::deep_copy(host, packed);
-
-  const std::string what = "dataset " + dataset;
-  hsize_t dims[3];
-  hsize_t start[3];
-  hsize_t count[3];
-  for (int a = 0; a < 3; ++a) {
-    dims[a] = static_cast<hsize_t>(global_cells[a]);
-    start[a] = static_cast<hsize_t>(block.begin[a]);
-    count[a] = static_cast<hsize_t>(block.extent[a]);
-  }
-  Handle file_space(checked(H5Screate_simple(3, dims, nullptr), path_, "creating a dataspace"),
-                    H5Sclose);
-  Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path_, "creating a link creation list"),
-              H5Pclose);
-  checked(H5Pset_create_intermediate_group(lcpl, 1), path_, "enabling intermediate groups");
-  Handle dset(checked(H5Dcreate2(file_, dataset.c_str(), H5T_IEEE_F64LE, file_space, lcpl,
-                                 H5P_DEFAULT, H5P_DEFAULT),
-                      path_, "creating " + what),
-              H5Dclose);
-
-  // A rank with an empty block selects nothing but still takes part in the collective write.
-  const bool empty = block.cells() == 0;
-  const hsize_t one[1] = {1};
-  Handle mem_space(
-      checked(empty ? H5Screate_simple(1, one, nullptr) : H5Screate_simple(3, count, nullptr),
-              path_, "creating a dataspace"),
-      H5Sclose);
-  if (empty) {
-    checked(H5Sselect_none(file_space), path_, "selecting nothing in " + what);
-    checked(H5Sselect_none(mem_space), path_, "selecting nothing in memory");
-  } else {
-    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
-            "selecting this rank's block of " + what);
-  }
-  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path_, "creating a transfer list"), H5Pclose);
-  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path_, "selecting collective transfer");
-  double unused = 0.0;
-  const void* data = empty ? static_cast<const void*>(&unused) : host.data();
-  checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path_,
-          "writing " + what);
+  detail::write_field_block(file_, path_, dataset, field, ghost, block, global_cells, H5P_DEFAULT);
 }
 
 void H5Writer::close() {

@@ -55,6 +55,7 @@ Schema common_schema(const SolverRegistry& registry) {
                  "Directory for every file the run writes (created if missing); "
                  "`stratus run --output-dir` sets it.")
       .set_default(std::string("output"));
+  declare_checkpoint_section(schema);
   return schema;
 }
 
@@ -67,12 +68,13 @@ io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const
                        });
 }
 
-void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck) {
+void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck,
+              const RunOptions& options) {
   const auto& log = ctx.log();
   log.info("{}", deck.to_toml());
   io::prepare_output_dir(ctx.comm(), deck);
   auto solver = registry.find(deck.string("run.solver"))->create(ctx, deck);
-  solver->run();
+  run_solver(ctx, deck, *solver, options);
   const auto summary = ctx.timers().summarize(ctx.comm());
   if (!summary.empty()) {
     log.info("\nTimers (seconds over {} ranks):  {:>10} {:>10} {:>10} {:>8}", ctx.size(), "min",

@@ -2,6 +2,7 @@
 
 #include "stratus/io/h5file.hpp"
 #include "stratus/io/output.hpp"
+#include "stratus/io/series.hpp"
 
 #include <fmt/format.h>
 
@@ -194,43 +195,72 @@ void HeatSolver::write_field_file(const std::string& path) const {
   out.close();
 }
 
-void HeatSolver::run() {
-  const std::int64_t steps = deck_.integer("run.steps");
+void HeatSolver::report() {
+  const Diagnostics d = diagnostics();
+  ctx_.log().info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat,
+                  d.max_abs, d.l2_error);
+  diag_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", d.step, d.time, d.total_heat,
+                         d.max_abs, d.l2_error, d.l2_exact));
+}
+
+void HeatSolver::open_outputs(std::int64_t resumed_at) {
+  diag_ = std::make_unique<io::SeriesFile>(ctx_.comm(), io::output_path(deck_, ".diag.csv"),
+                                           "step,time,total_heat,max_abs,l2_error,l2_exact\n",
+                                           resumed_at);
+  ctx_.log().info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|",
+                  "l2_error");
+  if (resumed_at < 0) report();
+}
+
+void HeatSolver::advance(std::int64_t final_step) {
+  step();
   const std::int64_t every = deck_.integer("heat.log_every");
-  const auto& log = ctx_.log();
-  const std::string csv_path = io::output_path(deck_, ".diag.csv");
-  std::FILE* csv = nullptr;
-  if (ctx_.rank() == 0) {
-    csv = std::fopen(csv_path.c_str(), "w");
-    if (!csv) throw RuntimeError(fmt::format("{}: cannot create the diagnostics file", csv_path));
-    std::fprintf(csv, "step,time,total_heat,max_abs,l2_error,l2_exact\n");
-  }
-  auto report = [&] {
-    const Diagnostics d = diagnostics();
-    log.info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat,
-             d.max_abs, d.l2_error);
-    if (csv)
-      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g\n", static_cast<long long>(d.step),
-                   d.time, d.total_heat, d.max_abs, d.l2_error, d.l2_exact);
-  };
-  log.info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|", "l2_error");
-  report();
-  const double start = wall_seconds();
-  while (step_ < steps) {
-    step();
-    if ((every > 0 && step_ % every == 0) || step_ == steps) report();
-  }
-  const double elapsed = wall_seconds() - start;
-  if (csv) std::fclose(csv);
+  if ((every > 0 && step_ % every == 0) || step_ == final_step) report();
+}
+
+void HeatSolver::sync_outputs() { diag_->sync(); }
+
+void HeatSolver::close_outputs(std::int64_t steps, double seconds) {
+  diag_->close();
   const double cell_steps =
       static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
-  log.info("heat: {} steps in {:.3f} s, {:.3e} cell-steps/s", steps, elapsed,
-           elapsed > 0 ? cell_steps / elapsed : 0.0);
+  ctx_.log().info("heat: {} steps in {:.3f} s, {:.3e} cell-steps/s", steps, seconds,
+                  seconds > 0 ? cell_steps / seconds : 0.0);
   if (deck_.boolean("heat.write_field")) {
     const std::string path = io::output_path(deck_, ".h5");
     write_field_file(path);
-    log.info("heat: wrote {}", path);
+    ctx_.log().info("heat: wrote {}", path);
   }
+}
+
+io::CheckpointInfo HeatSolver::checkpoint_info() const {
+  const auto& d = decomposition_->dims();
+  return {"heat",
+          step_,
+          current_time(),
+          dt_,
+          "",
+          fmt::format("{}x{}x{}", d[0], d[1], d[2]),
+          Kokkos::DefaultExecutionSpace::name()};
+}
+
+void HeatSolver::save(io::CheckpointWriter& out) const {
+  out.write_field("u", u_, geometry_.g, block_, cells_);
+  out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
+}
+
+void HeatSolver::restore(const io::CheckpointReader& in) {
+  const auto cells = in.ints("cells");
+  if (cells != std::vector<std::int64_t>(cells_.begin(), cells_.end()))
+    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
+                                 in.path(), cells.at(0), cells.at(1), cells.at(2), cells_[0],
+                                 cells_[1], cells_[2]));
+  in.read_field("u", u_, geometry_.g, block_, cells_);
+  step_ = in.info().step;
+}
+
+std::uint64_t HeatSolver::state_bytes() const {
+  return static_cast<std::uint64_t>(cells_[0] * cells_[1] * cells_[2]) * sizeof(double);
 }
 
 }  // namespace stratus

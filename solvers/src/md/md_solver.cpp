@@ -376,6 +376,17 @@ void MdSolver::rebuild() {
     } catch (const RuntimeError& e) {
       throw RuntimeError(fmt::format("step {}: {}", step_, e.what()));
     }
+  }
+  build_ghosts_and_list();
+  auto t = ctx_.timers().scope("md: neighbor");
+  kmd::snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
+  ++rebuilds_;
+  last_rebuild_step_ = step_;
+}
+
+void MdSolver::build_ghosts_and_list() {
+  {
+    auto t = ctx_.timers().scope("md: communication");
     exchange_->build_ghosts(atoms_);
   }
   auto t = ctx_.timers().scope("md: neighbor");
@@ -385,9 +396,6 @@ void MdSolver::rebuild() {
   else
     neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cutoff_max_ + skin_,
                             neighbors_);
-  kmd::snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
-  ++rebuilds_;
-  last_rebuild_step_ = step_;
 }
 
 void MdSolver::compute_forces(bool with_energy) {
@@ -464,70 +472,6 @@ Thermo MdSolver::thermo() {
   th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume);
   th.conserved = th.total + (integrator_ == "nvt" ? chain_energy() / n : 0.0);
   return th;
-}
-
-void MdSolver::write_frame() {
-  auto t = ctx_.timers().scope("md: output");
-  trajectory_->append(step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v, atoms_.type,
-                      atoms_.id, atoms_.image, atoms_.nlocal);
-}
-
-void MdSolver::run() {
-  const std::int64_t steps = deck_.integer("run.steps");
-  trajectory_every_ = deck_.integer("md.trajectory.every");
-  if (trajectory_every_ > 0) {
-    trajectory_ = std::make_unique<io::H5mdWriter>(
-        ctx_.comm(), io::output_path(deck_, ".h5md"), deck_.to_toml(), natoms_,
-        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
-    write_frame();
-  }
-  const std::int64_t every = deck_.integer("md.thermo.every");
-  const auto& log = ctx_.log();
-  std::FILE* csv = nullptr;
-  const std::string csv_path = io::output_path(deck_, ".thermo.csv");
-  if (ctx_.rank() == 0) {
-    csv = std::fopen(csv_path.c_str(), "w");
-    if (!csv) throw RuntimeError(fmt::format("{}: cannot create the thermo file", csv_path));
-    std::fprintf(
-        csv, "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n");
-    std::fprintf(csv, "step,time,temperature,kinetic,potential,total,pressure,conserved\n");
-  }
-  auto report = [&] {
-    auto t = ctx_.timers().scope("md: output");
-    const Thermo th = thermo();
-    log.info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
-             th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
-             th.conserved);
-    if (csv)
-      std::fprintf(csv, "%lld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-                   static_cast<long long>(th.step), th.time, th.temperature, th.kinetic,
-                   th.potential, th.total, th.pressure, th.conserved);
-  };
-  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
-  log.info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
-           "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N");
-  report();
-  const std::int64_t rebuilds_before = rebuilds_;
-  const double start = wall_seconds();
-  for (std::int64_t s = 0; s < steps; ++s) {
-    const std::int64_t next = step_ + 1;
-    energy_wanted_ = (every > 0 && next % every == 0) || s + 1 == steps;
-    step();
-    if ((every > 0 && step_ % every == 0) || s + 1 == steps) report();
-    if (trajectory_ && step_ % trajectory_every_ == 0) write_frame();
-  }
-  if (trajectory_) {
-    trajectory_->close();
-    log.info("md: wrote {} frames to {}", trajectory_->frames(), trajectory_->path());
-  }
-  const double elapsed = wall_seconds() - start;
-  if (csv) std::fclose(csv);
-  const double per_second = elapsed > 0 ? static_cast<double>(steps) / elapsed : 0.0;
-  log.info("md: {} steps in {:.3f} s: {:.4g} timesteps/s, {:.4g} atom-steps/s, {:.4g} tau/day",
-           steps, elapsed, per_second, per_second * static_cast<double>(natoms_),
-           per_second * dt_ * 86400.0);
-  log.info("md: {} neighbour list builds ({} during the run)", rebuilds_,
-           rebuilds_ - rebuilds_before);
 }
 
 }  // namespace stratus::md

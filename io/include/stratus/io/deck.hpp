@@ -106,6 +106,14 @@ class Deck {
   /// Reading it back with load_deck gives the same deck.
   [[nodiscard]] std::string to_toml() const;
 
+  /// One key whose value differs between two decks; "(absent)" where a deck lacks it.
+  struct Difference {
+    std::string key, before, after;
+  };
+  /// Every key whose resolved value differs between this deck (before) and `other` (after),
+  /// sorted by key. Defaults count as values: a default that changed is a difference.
+  [[nodiscard]] std::vector<Difference> differences(const Deck& other) const;
+
   [[nodiscard]] const Schema& schema() const noexcept { return schema_; }
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 

@@ -6,6 +6,7 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/grid_halo.hpp"
+#include "stratus/io/series.hpp"
 #include "stratus/kernels/heat.hpp"
 #include "stratus/solvers/solver.hpp"
 
@@ -23,9 +24,21 @@ class HeatSolver : public Solver {
   /// Throws DeckError when the grid cannot be split over the ranks.
   HeatSolver(Context& ctx, const io::Deck& deck);
 
-  /// Runs run.steps steps, logging diagnostics every heat.log_every steps, and writes
-  /// OUTPUT_DIR/NAME.h5 (the field) and OUTPUT_DIR/NAME.diag.csv (the diagnostics).
-  void run() override;
+  // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.diag.csv (diagnostics
+  // every heat.log_every steps) and, at the end, OUTPUT_DIR/NAME.h5 (the field).
+  [[nodiscard]] std::int64_t current_step() const override { return step_; }
+  [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
+  void open_outputs(std::int64_t resumed_at) override;
+  void advance(std::int64_t final_step) override;
+  void sync_outputs() override;
+  void close_outputs(std::int64_t steps, double seconds) override;
+  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
+  void save(io::CheckpointWriter& out) const override;
+  void restore(const io::CheckpointReader& in) override;
+  [[nodiscard]] std::uint64_t state_bytes() const override;
+  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
+    return {"heat.log_every", "heat.write_field"};
+  }
 
   /// Advances one step. Collective.
   void step();
@@ -45,10 +58,10 @@ class HeatSolver : public Solver {
   void write_field_file(const std::string& path) const;
 
   [[nodiscard]] double dt() const noexcept { return dt_; }
-  [[nodiscard]] std::int64_t current_step() const noexcept { return step_; }
 
  private:
   void fill_ghosts(const Field3D& u);
+  void report();
 
   Context& ctx_;
   const io::Deck& deck_;
@@ -63,6 +76,7 @@ class HeatSolver : public Solver {
   std::unique_ptr<GridHalo> halo_;
   Field3D u_, next_;
   std::int64_t step_ = 0;
+  std::unique_ptr<io::SeriesFile> diag_;
 };
 
 }  // namespace stratus

@@ -7,8 +7,10 @@
 
 #include "stratus/core/context.hpp"
 #include "stratus/core/schema.hpp"
+#include "stratus/io/checkpoint.hpp"
 #include "stratus/io/deck.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,13 +18,53 @@
 
 namespace stratus {
 
-/// A solver: owns its fields or particles, launches kernels, runs the time loop and writes
-/// its output. Host-side interface (virtual is fine here; kernels never see it).
+/// A solver: owns its fields or particles, launches kernels and writes its output. The time
+/// loop, checkpoints, signals and restarts are the shared driver's (run_solver); a solver
+/// supplies one step, its outputs and its state. Host-side interface (kernels never see it).
 class Solver {
  public:
   virtual ~Solver() = default;
-  /// Runs the time loop to the end of the run.
-  virtual void run() = 0;
+
+  [[nodiscard]] virtual std::int64_t current_step() const = 0;
+  [[nodiscard]] virtual double current_time() const = 0;
+
+  /// Opens the run's outputs. `resumed_at` < 0: a fresh run (write headers and the output of
+  /// step 0). Otherwise the state came from the checkpoint of step `resumed_at`: keep what the
+  /// outputs hold up to that step and drop anything written after it. Collective.
+  virtual void open_outputs(std::int64_t resumed_at) = 0;
+  /// Advances one step and writes that step's outputs; `final_step` is the step the run ends
+  /// at (solvers report there). Collective.
+  virtual void advance(std::int64_t final_step) = 0;
+  /// Makes every output written so far durable (flushed, synced, trajectory part closed), so
+  /// that a checkpoint committed next never runs ahead of the outputs. Collective.
+  virtual void sync_outputs() = 0;
+  /// Closes the outputs and logs the solver's summary of `steps` steps run in `seconds`.
+  virtual void close_outputs(std::int64_t steps, double seconds) = 0;
+
+  /// What the checkpoint records about the run (solver, step, time, dt, units, layout).
+  [[nodiscard]] virtual io::CheckpointInfo checkpoint_info() const = 0;
+  /// Writes the whole state, enough to continue bit for bit. Collective.
+  virtual void save(io::CheckpointWriter& out) const = 0;
+  /// Replaces the state with a checkpoint's (verified before). Works at any rank count; the
+  /// same rank count and layout continue bit for bit. Collective.
+  virtual void restore(const io::CheckpointReader& in) = 0;
+  /// About how many bytes save() writes (estimates the first checkpoint's cost).
+  [[nodiscard]] virtual std::uint64_t state_bytes() const = 0;
+  /// Deck keys (or "section." prefixes) of this solver that may change between a checkpoint
+  /// and its restart, besides run.steps, [output] and [checkpoint]: output settings.
+  [[nodiscard]] virtual std::vector<std::string> restart_free_keys() const { return {}; }
+};
+
+/// How `stratus run` was asked to start and stop (command-line options).
+struct RunOptions {
+  /// "auto": resume from the newest valid checkpoint of the run, or start fresh when there is
+  /// none; "none": start fresh (deleting the run's old checkpoints); else a checkpoint path.
+  std::string restart = "auto";
+  /// --walltime in seconds (<= 0: none); the deck's checkpoint.walltime and Slurm's time limit
+  /// also count, the earliest wins.
+  double walltime = 0;
+  /// Resume even when physics keys of the deck differ from the checkpoint's.
+  bool allow_deck_change = false;
 };
 
 struct SolverEntry {
@@ -56,8 +98,17 @@ Schema common_schema(const SolverRegistry& registry);
 io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const std::string& path,
                        const std::vector<io::Override>& overrides);
 
-/// Creates the deck's solver and runs it. Collective.
-void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck);
+/// Creates the deck's solver and runs it through run_solver. Collective.
+void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck,
+              const RunOptions& options = {});
+
+/// The time loop every solver shares: resume (options.restart), run to run.steps, write
+/// checkpoints (every N steps, every T seconds or "auto", at the end), and on a signal or
+/// before the wall-time limit write one and throw StopRequested (exit code 75). Collective.
+void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options);
+
+/// Declares [checkpoint] (shared by every solver) in `schema`.
+void declare_checkpoint_section(Schema& schema);
 
 /// The input reference (Markdown) of every section of every registered solver; written to
 /// docs/input-reference.md by `stratus schema`.

@@ -6,6 +6,7 @@
 #include "stratus/core/decomposition.hpp"
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
+#include "stratus/io/series.hpp"
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
@@ -44,8 +45,24 @@ class MdSolver : public Solver {
   MdSolver(Context& ctx, const io::Deck& deck);
   ~MdSolver() override;
 
-  /// Runs run.steps steps with thermo output, then prints the performance summary.
-  void run() override;
+  // The shared time loop's hooks (see Solver); md_output.cpp. Outputs: OUTPUT_DIR/NAME.thermo.csv
+  // every md.thermo.every steps, and the H5MD trajectory every md.trajectory.every steps, in
+  // parts NAME.h5md, NAME.part0001.h5md, ... (a part is closed at each checkpoint).
+  [[nodiscard]] std::int64_t current_step() const override { return step_; }
+  [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
+  void open_outputs(std::int64_t resumed_at) override;
+  void advance(std::int64_t final_step) override;
+  void sync_outputs() override;
+  void close_outputs(std::int64_t steps, double seconds) override;
+  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
+    return {"md.thermo.", "md.trajectory."};
+  }
+  // md_checkpoint.cpp
+  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
+  void save(io::CheckpointWriter& out) const override;
+  void restore(const io::CheckpointReader& in) override;
+  [[nodiscard]] std::uint64_t state_bytes() const override;
+
   /// Advances one step. Collective.
   void step();
   /// Current global thermodynamic state. Collective. Recomputes the pair energy when the last
@@ -70,7 +87,14 @@ class MdSolver : public Solver {
   /// Copies `atoms` to the device as the owned atoms; sets natoms_ (collective).
   void install_atoms(const InitialAtoms& atoms);
   void create_velocities();
+  /// Migrates atoms, then build_ghosts_and_list(); counts the build.
   void rebuild();
+  /// Ghosts and neighbour list of the current owned atoms (no migration).
+  void build_ghosts_and_list();
+  /// Thermo row and log line of the current step.
+  void report();
+  /// Path of trajectory part `part` (0: NAME.h5md, k: NAME.partKKKK.h5md).
+  [[nodiscard]] std::string trajectory_part_path(std::int64_t part) const;
   void compute_forces(bool with_energy);
   void write_frame();
   /// Global kinetic energy summed in fixed point: the same bits at any rank count.
@@ -109,6 +133,10 @@ class MdSolver : public Solver {
   std::unique_ptr<io::LammpsData> data_;      // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
   std::int64_t trajectory_every_ = 0;
+  std::int64_t trajectory_part_ = 0;    // index of the part being written (or the next one)
+  std::int64_t trajectory_frames_ = 0;  // frames written by this process
+  std::unique_ptr<io::SeriesFile> thermo_;
+  std::int64_t rebuilds_at_open_ = 0;
   bool half_list_ = false;
   bool energy_wanted_ = false;     // the next step computes energy and virial
   std::int64_t energy_step_ = -1;  // step whose energy and virial pair_energy_/pair_virial_ hold

@@ -1,0 +1,42 @@
+#include "checkpoint_report.hpp"
+
+#include "stratus/io/checkpoint.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace stratus::app {
+
+void checkpoint_report(const Context& ctx, const SolverRegistry& registry, const std::string& path,
+                       bool verify, const std::string& deck_path) {
+  io::CheckpointReader reader(ctx.comm(), path);
+  std::string out;
+  const auto& info = reader.info();
+  out += fmt::format("\nCheckpoint:     solver {}, step {}, time {:.17g}, dt {:.17g}\n",
+                     info.solver, info.step, info.time, info.dt);
+  out += fmt::format("Written as:     decomposition {} on {}, units {}\n", info.decomposition,
+                     info.backend, info.units.empty() ? "-" : info.units);
+  if (verify) {
+    reader.verify();
+    out += fmt::format(
+        "Verified:       completion marker, manifest and every dataset checksum "
+        "({:.1f} MB)\n",
+        static_cast<double>(reader.bytes()) / 1e6);
+  }
+  if (!deck_path.empty()) {
+    const io::Deck deck = load_run_deck(ctx, registry, deck_path, {});
+    const io::Deck stored =
+        io::load_deck(path + ":/stratus/deck", reader.deck_text(), std::vector<io::Override>{},
+                      deck.schema(), [](const std::string&, Schema&) {});
+    const auto diffs = stored.differences(deck);
+    out += fmt::format("Deck changes:   {} key(s) differ between the checkpoint and {}\n",
+                       diffs.size(), deck_path);
+    for (const auto& d : diffs)
+      out += fmt::format("  {}: {} in the checkpoint, {} in {}\n", d.key, d.before, d.after,
+                         deck_path);
+  }
+  if (ctx.rank() == 0) std::fputs(out.c_str(), stdout);
+}
+
+}  // namespace stratus::app

@@ -1,0 +1,201 @@
+// Checkpoint files: one HDF5 file per checkpoint, written collectively through MPI-IO, with a
+// layout that does not depend on the decomposition (docs/checkpointing.md,
+// docs/file-formats.md).
+//
+//   /                       common Stratus attributes (stratus_format = "checkpoint") plus
+//                           solver, step, time, dt (for humans and `stratus info`) and, written
+//                           last, checkpoint_complete = 1
+//   /stratus/deck           the resolved deck
+//   /checkpoint/manifest    every dataset of the file with its type and shape, and the deck's
+//                           hash (checksummed)
+//   /state/NAME             small values: step, time, dt, thermostat and integrator state, ...
+//   /particles/NAME         (N, ncomp) per-particle data in global-id order
+//   /fields/NAME            (nx, ny, nz) global grid arrays
+//
+// Every dataset is chunked with HDF5's Fletcher32 checksum filter, so a damaged byte is found
+// when the data is read. Files are written as NAME.partial, flushed, fsync'ed and renamed: a
+// file with the final name is complete; readers still verify the marker and every checksum.
+#pragma once
+
+#include "stratus/core/decomposition.hpp"
+#include "stratus/core/types.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stratus::io {
+
+/// Version of the checkpoint layout; a reader refuses other versions.
+inline constexpr int kCheckpointFormatVersion = 1;
+
+/// Per-particle columns of this rank: ids[i] is the global id (0 <= id < n_global) of row i;
+/// each column holds ncomp values per row.
+struct ParticleColumns {
+  struct Reals {
+    std::string name;
+    int ncomp = 1;
+    std::vector<double> values;
+  };
+  struct Ints {
+    std::string name;
+    int ncomp = 1;
+    std::vector<std::int64_t> values;
+  };
+  std::int64_t n_global = 0;
+  std::vector<std::int64_t> ids;
+  std::vector<Reals> reals;
+  std::vector<Ints> ints;
+
+  [[nodiscard]] std::size_t rows() const noexcept { return ids.size(); }
+  [[nodiscard]] const Reals& real(const std::string& name) const;
+  [[nodiscard]] const Ints& integer(const std::string& name) const;
+};
+
+/// Sends row i of `columns` to rank dest[i] (Alltoallv over `comm`); returns what this rank
+/// received, in rank order then in the senders' order. Collective.
+ParticleColumns route_particles(MPI_Comm comm, const ParticleColumns& columns,
+                                const std::vector<int>& dest);
+
+/// The block of global rows [first, first + count) that rank `rank` of `ranks` owns when
+/// n_global rows are split evenly (used for file I/O of particle data).
+struct RowBlock {
+  std::int64_t first = 0, count = 0;
+};
+RowBlock row_block(std::int64_t n_global, int rank, int ranks);
+/// The rank whose row_block() holds global row `row` (0 <= row < n_global).
+int row_owner(std::int64_t n_global, int ranks, std::int64_t row);
+
+/// What a checkpoint says about itself (root attributes and /state).
+struct CheckpointInfo {
+  std::string solver;
+  std::int64_t step = 0;
+  double time = 0;
+  double dt = 0;
+  std::string units;          ///< e.g. "lj"
+  std::string decomposition;  ///< e.g. "2x1x1" (for information only)
+  std::string backend;        ///< Kokkos execution space that wrote it
+};
+
+/// Writes one checkpoint. Collective over `comm` for every call.
+class CheckpointWriter {
+ public:
+  /// Creates `path` + ".partial" and writes the common layout and `info`. Throws RuntimeError
+  /// naming the file when it cannot be created.
+  CheckpointWriter(MPI_Comm comm, std::string path, const std::string& resolved_deck,
+                   const CheckpointInfo& info);
+  /// Without commit(): closes and deletes the partial file (nothing is left half-written).
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  /// /state/NAME: the same values on every rank (rank 0 writes them).
+  void put(const std::string& name, const std::vector<double>& values);
+  void put(const std::string& name, const std::vector<std::int64_t>& values);
+  void put(const std::string& name, double value) { put(name, std::vector<double>{value}); }
+  void put(const std::string& name, std::int64_t value) {
+    put(name, std::vector<std::int64_t>{value});
+  }
+
+  /// /particles/NAME for every column, rows in global-id order. Every id of 0..n_global-1 must
+  /// appear exactly once over all ranks (RuntimeError otherwise).
+  void write_particles(const ParticleColumns& columns);
+
+  /// /fields/NAME: the interior of `field` as this rank's block of the global array.
+  void write_field(const std::string& name, const Field3D& field, int ghost, const GridBlock& block,
+                   std::array<std::int64_t, 3> global_cells);
+
+  /// Writes the manifest and the completion marker, closes, fsyncs, renames NAME.partial to
+  /// NAME and fsyncs the directory. Returns the file's size in bytes. On failure the partial
+  /// file is removed and RuntimeError names the file and the reason (on every rank).
+  std::uint64_t commit();
+
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  void discard() noexcept;
+  MPI_Comm comm_;
+  std::string path_, partial_;
+  std::int64_t file_ = -1;  // hid_t
+  std::vector<std::string> manifest_;
+  std::uint64_t deck_hash_ = 0;
+  bool committed_ = false;
+};
+
+namespace detail {
+struct CheckpointManifest;
+}
+
+/// Reads one checkpoint. Collective over `comm` for every call.
+class CheckpointReader {
+ public:
+  /// Opens `path` and checks that it is a complete Stratus checkpoint of a known version.
+  /// Throws InputError "<path>: <why>" otherwise (on every rank).
+  CheckpointReader(MPI_Comm comm, std::string path);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+
+  /// Reads every dataset of the manifest completely (each rank a share), which checks every
+  /// Fletcher32 checksum, the shapes and the deck's hash. Throws InputError naming the first
+  /// damaged dataset.
+  void verify();
+
+  [[nodiscard]] const CheckpointInfo& info() const noexcept { return info_; }
+  [[nodiscard]] const std::string& deck_text() const noexcept { return deck_; }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
+
+  [[nodiscard]] bool has(const std::string& name) const;  ///< /state/NAME exists
+  [[nodiscard]] std::vector<double> reals(const std::string& name) const;
+  [[nodiscard]] std::vector<std::int64_t> ints(const std::string& name) const;
+  [[nodiscard]] double real(const std::string& name) const;
+  [[nodiscard]] std::int64_t integer(const std::string& name) const;
+
+  /// Number of particles (rows of /particles/*); 0 when the file has none.
+  [[nodiscard]] std::int64_t particle_count() const;
+  /// This rank's row_block() of the named particle columns (ids are the global row indices).
+  [[nodiscard]] ParticleColumns read_particles(const std::vector<std::string>& reals,
+                                               const std::vector<std::string>& ints) const;
+  /// Reads this rank's block of /fields/NAME into the interior of `field`.
+  void read_field(const std::string& name, const Field3D& field, int ghost, const GridBlock& block,
+                  std::array<std::int64_t, 3> global_cells) const;
+
+ private:
+  MPI_Comm comm_;
+  std::string path_;
+  std::int64_t file_ = -1;  // hid_t
+  CheckpointInfo info_;
+  std::string deck_;
+  std::uint64_t bytes_ = 0;
+  std::shared_ptr<const detail::CheckpointManifest> manifest_;
+};
+
+/// FNV-1a 64-bit hash (the deck's fingerprint in the manifest).
+std::uint64_t fnv1a64(const std::string& text);
+
+/// The checkpoints of one run in one directory: DIR/NAME.stepSSSSSSSSSSSS.h5.
+class CheckpointStore {
+ public:
+  CheckpointStore(std::string dir, std::string run_name);
+
+  struct Entry {
+    std::int64_t step = 0;
+    std::string path;
+  };
+  /// Checkpoints present, newest (highest step) first. Serial (call on one rank and broadcast,
+  /// or on every rank of a shared file system).
+  [[nodiscard]] std::vector<Entry> list() const;
+  /// Leftover NAME.*.h5.partial files of this run (a write that never finished).
+  [[nodiscard]] std::vector<std::string> partials() const;
+  [[nodiscard]] std::string path_for(std::int64_t step) const;
+  [[nodiscard]] const std::string& dir() const noexcept { return dir_; }
+
+ private:
+  std::string dir_, name_;
+};
+
+}  // namespace stratus::io

@@ -1,0 +1,480 @@
+// CheckpointWriter and the particle routing shared by writer and reader.
+#include "stratus/io/checkpoint.hpp"
+
+#include "checkpoint_support.hpp"
+#include "h5_support.hpp"
+#include "stratus/core/error.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+namespace stratus::io {
+
+namespace fs = std::filesystem;
+using detail::checked;
+using detail::Handle;
+using detail::QuietHdf5Errors;
+
+const ParticleColumns::Reals& ParticleColumns::real(const std::string& name) const {
+  for (const auto& c : reals)
+    if (c.name == name) return c;
+  throw RuntimeError("particle column '" + name + "' missing");
+}
+
+const ParticleColumns::Ints& ParticleColumns::integer(const std::string& name) const {
+  for (const auto& c : ints)
+    if (c.name == name) return c;
+  throw RuntimeError("particle column '" + name + "' missing");
+}
+
+RowBlock row_block(std::int64_t n_global, int rank, int ranks) {
+  // The first n % ranks ranks hold one row more.
+  const std::int64_t q = n_global / ranks, r = n_global % ranks;
+  return {q * rank + std::min<std::int64_t>(rank, r), q + (rank < r ? 1 : 0)};
+}
+
+int row_owner(std::int64_t n_global, int ranks, std::int64_t row) {
+  const std::int64_t q = n_global / ranks, r = n_global % ranks;
+  if (row < (q + 1) * r) return static_cast<int>(row / (q + 1));
+  return static_cast<int>(r + (row - (q + 1) * r) / q);
+}
+
+namespace {
+
+template <class T>
+MPI_Datatype mpi_type();
+template <>
+MPI_Datatype mpi_type<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype mpi_type<std::int64_t>() {
+  return MPI_INT64_T;
+}
+
+/// Alltoallv of `ncomp` values per row, rows ordered by destination through `order`.
+template <class T>
+std::vector<T> route_values(MPI_Comm comm, const std::vector<T>& values, int ncomp,
+                            const std::vector<std::size_t>& order,
+                            const std::vector<int>& send_rows, const std::vector<int>& recv_rows) {
+  const int ranks = static_cast<int>(send_rows.size());
+  std::vector<T> packed(order.size() * static_cast<std::size_t>(ncomp));
+  for (std::size_t k = 0; k < order.size(); ++k)
+    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(order[k] * ncomp), ncomp,
+                packed.begin() + static_cast<std::ptrdiff_t>(k * ncomp));
+  std::vector<int> scount(ranks), sdispl(ranks), rcount(ranks), rdispl(ranks);
+  int s = 0, r = 0;
+  for (int p = 0; p < ranks; ++p) {
+    scount[p] = send_rows[p] * ncomp;
+    rcount[p] = recv_rows[p] * ncomp;
+    sdispl[p] = s;
+    rdispl[p] = r;
+    s += scount[p];
+    r += rcount[p];
+  }
+  std::vector<T> out(static_cast<std::size_t>(r));
+  MPI_Alltoallv(packed.data(), scount.data(), sdispl.data(), mpi_type<T>(), out.data(),
+                rcount.data(), rdispl.data(), mpi_type<T>(), comm);
+  return out;
+}
+
+}  // namespace
+
+ParticleColumns route_particles(MPI_Comm comm, const ParticleColumns& columns,
+                                const std::vector<int>& dest) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const std::size_t n = columns.rows();
+  if (dest.size() != n) throw RuntimeError("route_particles: one destination per row expected");
+  std::vector<int> send_rows(ranks, 0), recv_rows(ranks, 0);
+  for (const int d : dest) {
+    if (d < 0 || d >= ranks) throw RuntimeError(fmt::format("route_particles: bad rank {}", d));
+    ++send_rows[d];
+  }
+  // Counting sort by destination, stable in row order.
+  std::vector<std::size_t> start(static_cast<std::size_t>(ranks) + 1, 0), order(n);
+  for (int p = 0; p < ranks; ++p) start[p + 1] = start[p] + static_cast<std::size_t>(send_rows[p]);
+  for (std::size_t i = 0; i < n; ++i) order[start[dest[i]]++] = i;
+  MPI_Alltoall(send_rows.data(), 1, MPI_INT, recv_rows.data(), 1, MPI_INT, comm);
+
+  ParticleColumns out;
+  out.n_global = columns.n_global;
+  out.ids = route_values(comm, columns.ids, 1, order, send_rows, recv_rows);
+  for (const auto& c : columns.reals) {
+    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
+      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
+    out.reals.push_back(
+        {c.name, c.ncomp, route_values(comm, c.values, c.ncomp, order, send_rows, recv_rows)});
+  }
+  for (const auto& c : columns.ints) {
+    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
+      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
+    out.ints.push_back(
+        {c.name, c.ncomp, route_values(comm, c.values, c.ncomp, order, send_rows, recv_rows)});
+  }
+  return out;
+}
+
+std::uint64_t fnv1a64(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+namespace detail {
+
+std::string agree_error(MPI_Comm comm, const std::string& local) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = local.empty() ? std::numeric_limits<int>::max() : rank;
+  int first = 0;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == std::numeric_limits<int>::max()) return {};
+  std::string text = rank == first ? local : std::string();
+  int length = static_cast<int>(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, comm);
+  text.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(text.data(), length, MPI_CHAR, first, comm);
+  return text;
+}
+
+Handle checksummed_dcpl(const std::string& path, int rank, const hsize_t* chunk) {
+  Handle dcpl(checked(H5Pcreate(H5P_DATASET_CREATE), path, "creating a dataset creation list"),
+              H5Pclose);
+  checked(H5Pset_chunk(dcpl, rank, chunk), path, "setting the chunk shape");
+  checked(H5Pset_fletcher32(dcpl), path, "enabling the Fletcher32 checksum");
+  checked(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), path, "disabling fill values");
+  return dcpl;
+}
+
+std::vector<hsize_t> chunk_shape(const std::vector<hsize_t>& dims) {
+  // About 1 MiB per chunk, whole rows (and planes) first.
+  constexpr hsize_t target = (1u << 20) / 8;
+  std::vector<hsize_t> chunk(dims.size(), 1);
+  hsize_t inner = 1;
+  for (std::size_t a = dims.size(); a-- > 0;) {
+    const hsize_t d = std::max<hsize_t>(dims[a], 1);
+    chunk[a] = std::max<hsize_t>(1, std::min(d, target / std::max<hsize_t>(inner, 1)));
+    inner *= chunk[a];
+  }
+  return chunk;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  std::string out;
+  for (const auto d : dims) {
+    out += ' ';
+    out += std::to_string(d);
+  }
+  return out;
+}
+
+/// fsync() of a file or directory; "" or the reason it failed.
+std::string sync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return fmt::format("cannot open {} to sync it: {}", path, std::strerror(errno));
+  std::string failure;
+  if (::fsync(fd) != 0) failure = fmt::format("fsync of {} failed: {}", path, std::strerror(errno));
+  ::close(fd);
+  return failure;
+}
+
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string path,
+                                   const std::string& resolved_deck, const CheckpointInfo& info)
+    : comm_(comm), path_(std::move(path)), partial_(path_ + ".partial") {
+  file_ = detail::create_stratus_file(comm_, partial_, "checkpoint", resolved_deck);
+  deck_hash_ = fnv1a64(resolved_deck);
+  try {
+    QuietHdf5Errors quiet;
+    const auto file = static_cast<hid_t>(file_);
+    detail::put_string_attribute(file, partial_, "/", "solver", info.solver);
+    detail::put_numeric_attribute(file, partial_, "/", "step", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                  &info.step, 1, true);
+    detail::put_numeric_attribute(file, partial_, "/", "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                  &info.time, 1, true);
+    manifest_.push_back(fmt::format("stratus-checkpoint {}", kCheckpointFormatVersion));
+    manifest_.push_back(fmt::format("deck-fnv1a64 {:016x}", deck_hash_));
+    for (const auto& [key, value] :
+         {std::pair{"solver", info.solver}, std::pair{"units", info.units},
+          std::pair{"decomposition", info.decomposition}, std::pair{"backend", info.backend}}) {
+      if (value.find('\n') != std::string::npos || value.find(' ') != std::string::npos)
+        throw RuntimeError(fmt::format("{}: checkpoint {} '{}' has a space", partial_, key, value));
+      manifest_.push_back(fmt::format("info {} {}", key, value.empty() ? "-" : value));
+    }
+    put("step", info.step);
+    put("time", info.time);
+    put("dt", info.dt);
+  } catch (...) {
+    discard();
+    throw;
+  }
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (!committed_) discard();
+}
+
+void CheckpointWriter::discard() noexcept {
+  if (file_ >= 0) {
+    QuietHdf5Errors quiet;
+    H5Fclose(static_cast<hid_t>(file_));
+    file_ = -1;
+  }
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank == 0) {
+    std::error_code ec;
+    fs::remove(partial_, ec);
+  }
+}
+
+namespace {
+
+template <class T>
+void put_state(hid_t file, MPI_Comm comm, const std::string& path, const std::string& name,
+               const std::vector<T>& values, hid_t file_type, hid_t mem_type) {
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(values.size())};
+  const std::vector<hsize_t> chunk{std::max<hsize_t>(dims[0], 1)};
+  const hsize_t maxdims[1] = {H5S_UNLIMITED};
+  Handle space(checked(H5Screate_simple(1, dims.data(), values.empty() ? maxdims : nullptr), path,
+                       "creating a dataspace"),
+               H5Sclose);
+  Handle dcpl = detail::checksummed_dcpl(path, 1, chunk.data());
+  Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
+  checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
+  const std::string dataset = "/state/" + name;
+  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), file_type, space, lcpl, dcpl, H5P_DEFAULT),
+                      path, "creating " + dataset),
+              H5Dclose);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
+  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
+  if (rank != 0 || values.empty()) checked(H5Sselect_none(space), path, "selecting nothing");
+  T unused{};
+  checked(H5Dwrite(dset, mem_type, space, space, dxpl, values.empty() ? &unused : values.data()),
+          path, "writing " + dataset);
+}
+
+/// Creates /particles/NAME (n_global, ncomp) and writes rows [first, first + count) from `rows`.
+template <class T>
+void put_rows(hid_t file, const std::string& path, const std::string& dataset,
+              std::int64_t n_global, int ncomp, RowBlock block, const std::vector<T>& rows,
+              hid_t file_type, hid_t mem_type) {
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(n_global), static_cast<hsize_t>(ncomp)};
+  const auto chunk = detail::chunk_shape(dims);
+  const hsize_t maxdims[2] = {H5S_UNLIMITED, static_cast<hsize_t>(ncomp)};
+  Handle file_space(checked(H5Screate_simple(2, dims.data(), n_global == 0 ? maxdims : nullptr),
+                            path, "creating a dataspace"),
+                    H5Sclose);
+  Handle dcpl = detail::checksummed_dcpl(path, 2, chunk.data());
+  Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
+  checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
+  Handle dset(
+      checked(H5Dcreate2(file, dataset.c_str(), file_type, file_space, lcpl, dcpl, H5P_DEFAULT),
+              path, "creating " + dataset),
+      H5Dclose);
+  const hsize_t start[2] = {static_cast<hsize_t>(block.first), 0};
+  const hsize_t count[2] = {static_cast<hsize_t>(block.count), static_cast<hsize_t>(ncomp)};
+  const hsize_t one[1] = {1};
+  Handle mem_space(checked(block.count == 0 ? H5Screate_simple(1, one, nullptr)
+                                            : H5Screate_simple(2, count, nullptr),
+                           path, "creating a dataspace"),
+                   H5Sclose);
+  if (block.count == 0) {
+    checked(H5Sselect_none(file_space), path, "selecting nothing");
+    checked(H5Sselect_none(mem_space), path, "selecting nothing");
+  } else {
+    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
+            "selecting rows of " + dataset);
+  }
+  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
+  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
+  T unused{};
+  checked(H5Dwrite(dset, mem_type, mem_space, file_space, dxpl,
+                   block.count == 0 ? &unused : rows.data()),
+          path, "writing " + dataset);
+}
+
+}  // namespace
+
+void CheckpointWriter::put(const std::string& name, const std::vector<double>& values) {
+  QuietHdf5Errors quiet;
+  put_state(static_cast<hid_t>(file_), comm_, partial_, name, values, H5T_IEEE_F64LE,
+            H5T_NATIVE_DOUBLE);
+  manifest_.push_back(fmt::format("dataset /state/{} float64 {}", name, values.size()));
+}
+
+void CheckpointWriter::put(const std::string& name, const std::vector<std::int64_t>& values) {
+  QuietHdf5Errors quiet;
+  put_state(static_cast<hid_t>(file_), comm_, partial_, name, values, H5T_STD_I64LE,
+            H5T_NATIVE_INT64);
+  manifest_.push_back(fmt::format("dataset /state/{} int64 {}", name, values.size()));
+}
+
+void CheckpointWriter::write_particles(const ParticleColumns& columns) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &ranks);
+  const std::int64_t n = columns.n_global;
+  // Route every row to the rank that writes its id's block, then place it by id.
+  std::vector<int> dest(columns.rows());
+  std::string bad;
+  for (std::size_t i = 0; i < columns.rows(); ++i) {
+    const std::int64_t id = columns.ids[i];
+    if (id < 0 || id >= n) {
+      if (bad.empty()) bad = fmt::format("particle id {} outside [0, {})", id, n);
+      dest[i] = 0;
+      continue;
+    }
+    dest[i] = row_owner(n, ranks, id);
+  }
+  const ParticleColumns mine = route_particles(comm_, columns, dest);
+  const RowBlock block = row_block(n, rank, ranks);
+  std::vector<std::int64_t> slot(mine.rows());
+  std::vector<char> seen(static_cast<std::size_t>(block.count), 0);
+  for (std::size_t i = 0; i < mine.rows(); ++i) {
+    const std::int64_t k = mine.ids[i] - block.first;
+    if (k < 0 || k >= block.count) continue;  // already reported as out of range
+    if (seen[static_cast<std::size_t>(k)] && bad.empty())
+      bad = fmt::format("particle id {} appears twice", mine.ids[i]);
+    seen[static_cast<std::size_t>(k)] = 1;
+    slot[i] = k;
+  }
+  if (bad.empty()) {
+    const auto missing = std::find(seen.begin(), seen.end(), 0);
+    if (missing != seen.end())
+      bad = fmt::format("particle id {} is missing", block.first + (missing - seen.begin()));
+  }
+  bad = detail::agree_error(comm_, bad);
+  if (!bad.empty())
+    throw RuntimeError(fmt::format("{}: cannot write particles: {}", partial_, bad));
+
+  QuietHdf5Errors quiet;
+  const auto file = static_cast<hid_t>(file_);
+  auto place = [&](const auto& values, int ncomp) {
+    using T = typename std::decay_t<decltype(values)>::value_type;
+    std::vector<T> rows(static_cast<std::size_t>(block.count) * static_cast<std::size_t>(ncomp));
+    for (std::size_t i = 0; i < mine.rows(); ++i)
+      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * ncomp), ncomp,
+                  rows.begin() + static_cast<std::ptrdiff_t>(slot[i] * ncomp));
+    return rows;
+  };
+  for (const auto& c : mine.reals) {
+    const std::string dataset = "/particles/" + c.name;
+    put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp), H5T_IEEE_F64LE,
+             H5T_NATIVE_DOUBLE);
+    manifest_.push_back(fmt::format("dataset {} float64 {} {}", dataset, n, c.ncomp));
+  }
+  for (const auto& c : mine.ints) {
+    const std::string dataset = "/particles/" + c.name;
+    put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp), H5T_STD_I64LE,
+             H5T_NATIVE_INT64);
+    manifest_.push_back(fmt::format("dataset {} int64 {} {}", dataset, n, c.ncomp));
+  }
+}
+
+void CheckpointWriter::write_field(const std::string& name, const Field3D& field, int ghost,
+                                   const GridBlock& block,
+                                   std::array<std::int64_t, 3> global_cells) {
+  QuietHdf5Errors quiet;
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(global_cells[0]),
+                                  static_cast<hsize_t>(global_cells[1]),
+                                  static_cast<hsize_t>(global_cells[2])};
+  const auto chunk = detail::chunk_shape(dims);
+  Handle dcpl = detail::checksummed_dcpl(partial_, 3, chunk.data());
+  const std::string dataset = "/fields/" + name;
+  detail::write_field_block(static_cast<hid_t>(file_), partial_, dataset, field, ghost, block,
+                            global_cells, dcpl);
+  manifest_.push_back(fmt::format("dataset {} float64{}", dataset, shape_text(dims)));
+}
+
+std::uint64_t CheckpointWriter::commit() {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::string failure;
+  {
+    QuietHdf5Errors quiet;
+    const auto file = static_cast<hid_t>(file_);
+    try {
+      std::string text;
+      for (const auto& line : manifest_) text += line + "\n";
+      const std::vector<hsize_t> dims{text.size()};
+      const auto chunk = detail::chunk_shape(dims);
+      Handle space(
+          checked(H5Screate_simple(1, dims.data(), nullptr), partial_, "creating a dataspace"),
+          H5Sclose);
+      Handle dcpl = detail::checksummed_dcpl(partial_, 1, chunk.data());
+      Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), partial_, "creating a link creation list"),
+                  H5Pclose);
+      checked(H5Pset_create_intermediate_group(lcpl, 1), partial_, "enabling intermediate groups");
+      Handle dset(checked(H5Dcreate2(file, "/checkpoint/manifest", H5T_STD_U8LE, space, lcpl, dcpl,
+                                     H5P_DEFAULT),
+                          partial_, "creating /checkpoint/manifest"),
+                  H5Dclose);
+      Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), partial_, "creating a transfer list"),
+                  H5Pclose);
+      checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), partial_,
+              "selecting collective transfer");
+      if (rank != 0) checked(H5Sselect_none(space), partial_, "selecting nothing");
+      checked(H5Dwrite(dset, H5T_NATIVE_UCHAR, space, space, dxpl, text.data()), partial_,
+              "writing /checkpoint/manifest");
+      // The marker last: everything before it is in the file when a reader sees it.
+      checked(H5Fflush(file, H5F_SCOPE_GLOBAL), partial_, "flushing");
+      const std::int64_t complete = 1;
+      detail::put_numeric_attribute(file, partial_, "/", "checkpoint_complete", H5T_STD_I64LE,
+                                    H5T_NATIVE_INT64, &complete, 1, true);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    // Close even after a failure so that the id is released; keep the first reason.
+    if (file_ >= 0) {
+      const herr_t closed = H5Fclose(file);
+      file_ = -1;
+      if (closed < 0 && failure.empty())
+        failure =
+            fmt::format("{}: closing the file failed{}", partial_, detail::hdf5_error_detail());
+    }
+  }
+  failure = detail::agree_error(comm_, failure);
+  if (failure.empty()) failure = detail::agree_error(comm_, sync_path(partial_, false));
+  std::uint64_t bytes = 0;
+  if (failure.empty() && rank == 0) {
+    std::error_code ec;
+    bytes = fs::file_size(partial_, ec);
+    fs::rename(partial_, path_, ec);
+    if (ec) {
+      failure = fmt::format("renaming {} to {} failed: {}", partial_, path_, ec.message());
+    } else {
+      const auto dir = fs::path(path_).parent_path();
+      failure = sync_path(dir.empty() ? std::string(".") : dir.string(), true);
+    }
+  }
+  failure = detail::agree_error(comm_, failure);
+  if (!failure.empty()) {
+    discard();
+    throw RuntimeError(fmt::format("checkpoint {} not written: {}", path_, failure));
+  }
+  MPI_Bcast(&bytes, 1, MPI_UINT64_T, 0, comm_);
+  committed_ = true;
+  return bytes;
+}
+
+}  // namespace stratus::io

@@ -1,0 +1,176 @@
+// The MD solver's checkpoint: atoms in global-id order plus the integrator's and the
+// neighbour list's state, so that a resume at the same rank count continues bit for bit.
+//
+// Bitwise continuation needs more than positions and velocities: the forces of the last step,
+// each atom's position at the last neighbour-list build (the rebuild trigger and the list's
+// pair order depend on it), the step of that build, and each atom's rank and slot at the time
+// (the order of owned atoms fixes the order of force sums on the CPU path). With the same rank
+// count and process grid, restore() puts every atom back in its slot and rebuilds ghosts and
+// list from the build-time positions, which reproduces the lists of the uninterrupted run. On
+// any other layout the atoms go to the ranks that own their positions and the list is rebuilt
+// from the current positions: the trajectory continues exactly in exact arithmetic, and
+// differs by round-off from the uninterrupted run.
+#include "stratus/solvers/md/md_solver.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace stratus::md {
+
+io::CheckpointInfo MdSolver::checkpoint_info() const {
+  const auto& d = decomposition_->dims();
+  return {"md",
+          step_,
+          current_time(),
+          dt_,
+          "lj",
+          fmt::format("{}x{}x{}", d[0], d[1], d[2]),
+          Kokkos::DefaultExecutionSpace::name()};
+}
+
+std::uint64_t MdSolver::state_bytes() const {
+  // 12 doubles (x, v, f, x at build) and 6 integers (type, image, rank, slot) per atom.
+  return static_cast<std::uint64_t>(natoms_) * 18u * 8u;
+}
+
+void MdSolver::save(io::CheckpointWriter& out) const {
+  const int n = atoms_.nlocal;
+  auto x = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.x);
+  auto v = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.v);
+  auto f = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.f);
+  auto xb = Kokkos::create_mirror_view_and_copy(HostMemSpace(), x_at_build_);
+  auto type = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.type);
+  auto id = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.id);
+  auto image = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.image);
+  io::ParticleColumns c;
+  c.n_global = natoms_;
+  c.reals = {
+      {"position", 3, {}}, {"velocity", 3, {}}, {"force", 3, {}}, {"position_at_build", 3, {}}};
+  c.ints = {{"type", 1, {}}, {"image", 3, {}}, {"rank", 1, {}}, {"slot", 1, {}}};
+  for (int i = 0; i < n; ++i) {
+    c.ids.push_back(static_cast<std::int64_t>(id(i)));
+    for (int d = 0; d < 3; ++d) {
+      c.reals[0].values.push_back(x(i, d));
+      c.reals[1].values.push_back(v(i, d));
+      c.reals[2].values.push_back(f(i, d));
+      c.reals[3].values.push_back(xb(i, d));
+      c.ints[1].values.push_back(image(i, d));
+    }
+    c.ints[0].values.push_back(type(i));
+    c.ints[2].values.push_back(ctx_.rank());
+    c.ints[3].values.push_back(i);
+  }
+  out.write_particles(c);
+  out.put("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]});
+  out.put("box_hi", std::vector<double>{box_.hi[0], box_.hi[1], box_.hi[2]});
+  const auto& dims = decomposition_->dims();
+  out.put("process_grid", std::vector<std::int64_t>{dims[0], dims[1], dims[2]});
+  out.put("half_list", std::int64_t{half_list_ ? 1 : 0});
+  out.put("rebuilds", rebuilds_);
+  out.put("last_rebuild_step", last_rebuild_step_);
+  out.put("trajectory_part", trajectory_part_);
+  out.put("chain_xi", chain_xi_);
+  out.put("chain_v", chain_v_);
+}
+
+void MdSolver::restore(const io::CheckpointReader& in) {
+  const auto hi = in.reals("box_hi");
+  for (int d = 0; d < 3; ++d)
+    if (hi.at(d) != box_.hi[d])
+      throw InputError(fmt::format("{}: box {} x {} x {} in the checkpoint, {} x {} x {} now",
+                                   in.path(), hi[0], hi[1], hi[2], box_.hi[0], box_.hi[1],
+                                   box_.hi[2]));
+  const auto chain_xi = in.reals("chain_xi");
+  if (chain_xi.size() != chain_xi_.size())
+    throw InputError(fmt::format("{}: a thermostat chain of {} in the checkpoint, {} now",
+                                 in.path(), chain_xi.size(), chain_xi_.size()));
+  const auto cols = in.read_particles({"position", "velocity", "force", "position_at_build"},
+                                      {"type", "image", "rank", "slot"});
+  const auto grid = in.ints("process_grid");
+  const auto& dims = decomposition_->dims();
+  const bool same_layout = grid == std::vector<std::int64_t>{dims[0], dims[1], dims[2]} &&
+                           in.integer("half_list") == (half_list_ ? 1 : 0);
+
+  // Every atom to its rank: the one that held it (same layout) or the owner of its position.
+  const auto& pos = cols.real("position").values;
+  const auto& saved_rank = cols.integer("rank").values;
+  std::vector<int> dest(cols.rows());
+  for (std::size_t i = 0; i < cols.rows(); ++i) {
+    if (same_layout) {
+      dest[i] = static_cast<int>(saved_rank[i]);
+      continue;
+    }
+    std::array<Real, 3> x{};
+    for (int d = 0; d < 3; ++d) {
+      const Real len = box_.length(d);
+      x[d] = pos[3 * i + d] - std::floor((pos[3 * i + d] - box_.lo[d]) / len) * len;
+      if (x[d] >= box_.hi[d]) x[d] = box_.lo[d];
+    }
+    dest[i] = decomposition_->owner_of_point(box_, x);
+  }
+  const io::ParticleColumns mine = io::route_particles(ctx_.comm(), cols, dest);
+
+  // Same layout: back into the saved slots; otherwise in global-id order.
+  const auto& slot = mine.integer("slot").values;
+  std::vector<std::size_t> order(mine.rows());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return same_layout ? slot[a] < slot[b] : mine.ids[a] < mine.ids[b];
+  });
+  const auto& p = mine.real("position").values;
+  const auto& vel = mine.real("velocity").values;
+  const auto& force = mine.real("force").values;
+  const auto& xb = mine.real("position_at_build").values;
+  const auto& type = mine.integer("type").values;
+  const auto& image = mine.integer("image").values;
+  InitialAtoms a;
+  for (const std::size_t k : order) {
+    a.id.push_back(static_cast<GlobalId>(mine.ids[k]));
+    a.type.push_back(static_cast<int>(type[k]));
+    a.x.push_back({p[3 * k], p[3 * k + 1], p[3 * k + 2]});
+    a.v.push_back({vel[3 * k], vel[3 * k + 1], vel[3 * k + 2]});
+    a.image.push_back({static_cast<int>(image[3 * k]), static_cast<int>(image[3 * k + 1]),
+                       static_cast<int>(image[3 * k + 2])});
+  }
+  install_atoms(a);
+  const int n = atoms_.nlocal;
+  auto f = Kokkos::create_mirror_view(atoms_.f);
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) f(i, d) = force[3 * order[i] + d];
+  Kokkos::deep_copy(atoms_.f, f);
+
+  step_ = in.info().step;
+  chain_xi_ = chain_xi;
+  chain_v_ = in.reals("chain_v");
+  trajectory_part_ = in.integer("trajectory_part");
+  energy_step_ = -1;
+  if (same_layout) {
+    // Ghosts and list exactly as the last build made them: from the build-time positions.
+    if (static_cast<int>(x_at_build_.extent(0)) < n) Kokkos::resize(x_at_build_, n);
+    auto xbh = Kokkos::create_mirror_view(x_at_build_);
+    for (int i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d) xbh(i, d) = xb[3 * order[i] + d];
+    Kokkos::deep_copy(x_at_build_, xbh);
+    kernels::md::Vectors current("md::x_current", n);
+    const auto owned = std::make_pair(0, n);
+    Kokkos::deep_copy(current, Kokkos::subview(atoms_.x, owned, Kokkos::ALL));
+    Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL),
+                      Kokkos::subview(x_at_build_, owned, Kokkos::ALL));
+    build_ghosts_and_list();
+    Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL), current);
+    exchange_->update_ghosts(atoms_);
+    rebuilds_ = in.integer("rebuilds");
+    last_rebuild_step_ = in.integer("last_rebuild_step");
+  } else {
+    rebuilds_ = in.integer("rebuilds");
+    rebuild();  // migrates (wraps positions), builds ghosts and list, snapshots positions
+  }
+  ctx_.log().info("md: restored {} atoms at step {} ({})", natoms_, step_,
+                  same_layout ? "same layout: continues bit for bit"
+                              : "new layout: atoms redistributed by position");
+}
+
+}  // namespace stratus::md

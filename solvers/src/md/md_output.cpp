@@ -1,0 +1,106 @@
+// The MD solver's outputs and its hooks in the shared time loop: thermo CSV, H5MD trajectory
+// parts, the per-step driver and the end-of-run summary.
+#include "stratus/core/timers.hpp"
+#include "stratus/io/output.hpp"
+#include "stratus/solvers/md/md_solver.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace stratus::md {
+
+std::string MdSolver::trajectory_part_path(std::int64_t part) const {
+  return io::output_path(deck_, part == 0 ? ".h5md" : fmt::format(".part{:04}.h5md", part));
+}
+
+void MdSolver::report() {
+  auto t = ctx_.timers().scope("md: output");
+  const Thermo th = thermo();
+  ctx_.log().info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
+                  th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
+                  th.conserved);
+  thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.step,
+                           th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
+                           th.conserved));
+}
+
+void MdSolver::write_frame() {
+  auto t = ctx_.timers().scope("md: output");
+  if (!trajectory_)
+    trajectory_ = std::make_unique<io::H5mdWriter>(
+        ctx_.comm(), trajectory_part_path(trajectory_part_), deck_.to_toml(), natoms_,
+        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
+  trajectory_->append(step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v, atoms_.type,
+                      atoms_.id, atoms_.image, atoms_.nlocal);
+  ++trajectory_frames_;
+}
+
+void MdSolver::open_outputs(std::int64_t resumed_at) {
+  trajectory_every_ = deck_.integer("md.trajectory.every");
+  if (resumed_at < 0) trajectory_part_ = 0;
+  // Parts from trajectory_part_ on hold frames after the checkpoint (or belong to an older run
+  // of the same name): they are rewritten.
+  if (ctx_.rank() == 0) {
+    for (std::int64_t part = std::max<std::int64_t>(trajectory_part_, 1);; ++part) {
+      std::error_code ec;
+      if (!std::filesystem::remove(trajectory_part_path(part), ec)) break;
+    }
+  }
+  thermo_ = std::make_unique<io::SeriesFile>(
+      ctx_.comm(), io::output_path(deck_, ".thermo.csv"),
+      "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n"
+      "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
+      resumed_at);
+  if (resumed_at >= 0 && thermo_->dropped() > 0)
+    ctx_.log().info("md: dropped {} thermo row(s) written after step {}", thermo_->dropped(),
+                    resumed_at);
+  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
+  ctx_.log().info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
+                  "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N");
+  rebuilds_at_open_ = rebuilds_;
+  if (resumed_at >= 0) return;  // step `resumed_at` is in the outputs already
+  report();
+  if (trajectory_every_ > 0) write_frame();
+}
+
+void MdSolver::advance(std::int64_t final_step) {
+  const std::int64_t every = deck_.integer("md.thermo.every");
+  const std::int64_t next = step_ + 1;
+  energy_wanted_ = (every > 0 && next % every == 0) || next == final_step;
+  step();
+  if ((every > 0 && step_ % every == 0) || step_ == final_step) report();
+  if (trajectory_every_ > 0 && step_ % trajectory_every_ == 0) write_frame();
+}
+
+void MdSolver::sync_outputs() {
+  thermo_->sync();
+  if (trajectory_) {
+    // The part written so far is closed (complete on disk) before the checkpoint that covers
+    // it; later frames go to the next part.
+    trajectory_->close();
+    trajectory_.reset();
+    ++trajectory_part_;
+  }
+}
+
+void MdSolver::close_outputs(std::int64_t steps, double seconds) {
+  const auto& log = ctx_.log();
+  if (trajectory_) {
+    trajectory_->close();
+    trajectory_.reset();
+  }
+  if (trajectory_every_ > 0)
+    log.info("md: wrote {} trajectory frames to {}{}", trajectory_frames_, trajectory_part_path(0),
+             trajectory_part_ > 0 ? fmt::format(" .. {}", trajectory_part_path(trajectory_part_))
+                                  : std::string());
+  thermo_->close();
+  const double per_second = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
+  log.info("md: {} steps in {:.3f} s: {:.4g} timesteps/s, {:.4g} atom-steps/s, {:.4g} tau/day",
+           steps, seconds, per_second, per_second * static_cast<double>(natoms_),
+           per_second * dt_ * 86400.0);
+  log.info("md: {} neighbour list builds ({} during the run)", rebuilds_,
+           rebuilds_ - rebuilds_at_open_);
+}
+
+}  // namespace stratus::md

@@ -1,0 +1,483 @@
+// The time loop every solver shares: resume, steps, checkpoints, signals and wall-time limits.
+// docs/checkpointing.md describes the guarantees; this file is where they are kept.
+#include "stratus/core/duration.hpp"
+#include "stratus/core/signals.hpp"
+#include "stratus/core/text.hpp"
+#include "stratus/core/timers.hpp"
+#include "stratus/io/output.hpp"
+#include "stratus/solvers/solver.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+namespace stratus {
+
+namespace fs = std::filesystem;
+
+void declare_checkpoint_section(Schema& schema) {
+  auto& c = schema.section(
+      "checkpoint",
+      "When and where checkpoints are written (docs/checkpointing.md). A run resumes from the "
+      "newest valid checkpoint by default (`stratus run --restart`).",
+      "run");
+  c.add_string("dir", "Directory of the checkpoints; \"\" is OUTPUT_DIR/checkpoints.")
+      .set_default(std::string());
+  c.add_int("every", "Write a checkpoint every this many steps (0: not by step count).")
+      .at_least(0)
+      .set_default(std::int64_t{0});
+  c.add_string("interval",
+               "Write a checkpoint every this much wall time: a duration (\"30min\", \"600s\", "
+               "\"1:00:00\"), \"auto\" for the Young/Daly optimum sqrt(2 C M) from the measured "
+               "checkpoint cost C and `mtbi` M, or \"off\".")
+      .set_default(std::string("auto"));
+  c.add_string("mtbi",
+               "Mean time between interruptions M used by interval = \"auto\" (a duration; for "
+               "spot capacity with an interruption rate of p per hour, M = 1/p hours).")
+      .set_default(std::string("6h"));
+  c.add_int("keep",
+            "Number of newest checkpoints kept; older ones are deleted once a newer one "
+            "has been written and verified.")
+      .at_least(1)
+      .set_default(std::int64_t{2});
+  c.add_bool("at_end",
+             "Write a checkpoint when the run reaches run.steps (lets a later run "
+             "with more steps continue it).")
+      .set_default(true);
+  c.add_string_list("signals",
+                    "Signals that make the run write a checkpoint and stop with exit code 75.")
+      .one_of(catchable_signal_names())
+      .set_default(std::vector<std::string>{"SIGTERM", "SIGINT", "SIGUSR1"});
+  c.add_string("walltime",
+               "Wall-time limit of the run (a duration; \"\" for none). The run writes a "
+               "checkpoint and stops (exit code 75) early enough to finish before it; "
+               "`--walltime` and a Slurm job's time limit also count, the earliest wins.")
+      .set_default(std::string());
+}
+
+namespace {
+
+struct Policy {
+  std::string dir;
+  std::int64_t every = 0;
+  enum class Interval { off, fixed, automatic } interval = Interval::automatic;
+  double interval_seconds = 0;
+  double mtbi = 0;
+  int keep = 2;
+  bool at_end = true;
+  std::vector<int> signals;
+  double walltime = 0;  // from the deck or the command line, seconds; 0 = none
+};
+
+double duration_or_error(const io::Deck& deck, const std::string& key) {
+  const auto& text = deck.string(key);
+  const auto d = parse_duration(text);
+  if (!d) throw deck.error_at(key, fmt::format("expected {}, found \"{}\"", kDurationHelp, text));
+  return *d;
+}
+
+Policy read_policy(const io::Deck& deck, const RunOptions& options) {
+  Policy p;
+  p.dir = deck.string("checkpoint.dir");
+  if (p.dir.empty()) p.dir = (fs::path(deck.string("output.dir")) / "checkpoints").string();
+  p.every = deck.integer("checkpoint.every");
+  const auto& interval = deck.string("checkpoint.interval");
+  if (interval == "auto") {
+    p.interval = Policy::Interval::automatic;
+  } else if (interval == "off") {
+    p.interval = Policy::Interval::off;
+  } else {
+    const auto d = parse_duration(interval);
+    if (!d || *d <= 0)
+      throw deck.error_at("checkpoint.interval",
+                          fmt::format("expected \"auto\", \"off\" or {} (> 0), found \"{}\"",
+                                      kDurationHelp, interval));
+    p.interval = Policy::Interval::fixed;
+    p.interval_seconds = *d;
+  }
+  p.mtbi = duration_or_error(deck, "checkpoint.mtbi");
+  if (p.mtbi <= 0) throw deck.error_at("checkpoint.mtbi", "must be a duration > 0");
+  p.keep = static_cast<int>(deck.integer("checkpoint.keep"));
+  p.at_end = deck.boolean("checkpoint.at_end");
+  for (const auto& name : deck.string_list("checkpoint.signals"))
+    p.signals.push_back(signal_number(name));
+  if (!deck.string("checkpoint.walltime").empty())
+    p.walltime = duration_or_error(deck, "checkpoint.walltime");
+  if (options.walltime > 0 && (p.walltime <= 0 || options.walltime < p.walltime))
+    p.walltime = options.walltime;
+  return p;
+}
+
+/// Seconds left in this Slurm job (`squeue -o %L`), or a negative value when not under Slurm
+/// or when it cannot be told. Rank 0 only.
+double slurm_time_left(const Logger& log) {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (job == nullptr || *job == '\0') return -1;
+  for (const char* c = job; *c; ++c)
+    if (*c < '0' || *c > '9') return -1;  // never hand anything else to a shell
+  const std::string command = fmt::format("squeue -h -j {} -o %L 2>/dev/null", job);
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char line[128] = {};
+  const bool got = std::fgets(line, sizeof line, pipe) != nullptr;
+  ::pclose(pipe);
+  if (!got) {
+    log.warn("checkpoint: SLURM_JOB_ID={} but squeue gave no time limit; none assumed", job);
+    return -1;
+  }
+  std::string text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  const auto left = parse_duration(text);
+  if (!left) return -1;  // UNLIMITED, NOT_SET, ...
+  return *left;
+}
+
+/// Thrown when a checkpoint cannot be used with this deck (never a reason to fall back).
+class DeckMismatch : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+bool is_free_key(const std::string& key, const std::vector<std::string>& free) {
+  for (const auto& f : free)
+    if (key == f || (f.ends_with('.') && key.starts_with(f))) return true;
+  return false;
+}
+
+/// Broadcasts a list of strings from rank 0.
+std::vector<std::string> bcast_strings(MPI_Comm comm, std::vector<std::string> items) {
+  std::string packed;
+  for (const auto& s : items) packed += s + '\n';
+  int n = static_cast<int>(packed.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+  packed.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(packed.data(), n, MPI_CHAR, 0, comm);
+  items.clear();
+  std::size_t start = 0;
+  while (start < packed.size()) {
+    const auto end = packed.find('\n', start);
+    items.push_back(packed.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+class Driver {
+ public:
+  Driver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options)
+      : ctx_(ctx),
+        deck_(deck),
+        solver_(solver),
+        options_(options),
+        policy_(read_policy(deck, options)),
+        store_(policy_.dir, io::run_name(deck)) {}
+
+  void run();
+
+ private:
+  std::int64_t resume();
+  void check_deck(const io::CheckpointReader& r) const;
+  void remove_files(const std::vector<std::string>& paths, const char* why) const;
+  void rename_aside(const std::string& path, const char* suffix, const std::string& why) const;
+  std::string write_checkpoint(const char* reason);
+  [[nodiscard]] double interval_seconds() const;
+
+  Context& ctx_;
+  const io::Deck& deck_;
+  Solver& solver_;
+  RunOptions options_;
+  Policy policy_;
+  io::CheckpointStore store_;
+  double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
+  double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
+  std::int64_t last_checkpoint_step_ = -1;
+  int checkpoints_written_ = 0;
+  double checkpoint_seconds_ = 0;
+};
+
+void Driver::remove_files(const std::vector<std::string>& paths, const char* why) const {
+  if (ctx_.rank() != 0) return;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    fs::remove(p, ec);
+    ctx_.log().warn("checkpoint: removed {} ({})", p, why);
+  }
+}
+
+void Driver::rename_aside(const std::string& path, const char* suffix,
+                          const std::string& why) const {
+  if (ctx_.rank() != 0) return;
+  std::error_code ec;
+  fs::rename(path, path + suffix, ec);
+  ctx_.log().warn("checkpoint: {} renamed to {}{} ({})", path, path, suffix, why);
+}
+
+void Driver::check_deck(const io::CheckpointReader& r) const {
+  const auto& info = r.info();
+  const std::string solver = deck_.string("run.solver");
+  if (info.solver != solver)
+    throw DeckMismatch(
+        fmt::format("{}: written by solver '{}', this deck runs '{}': refusing to resume from it "
+                    "(use --restart none to start fresh, or another checkpoint directory)",
+                    r.path(), info.solver, solver));
+  io::Deck stored;
+  try {
+    stored = io::load_deck(r.path() + ":/stratus/deck", r.deck_text(), std::vector<io::Override>{},
+                           deck_.schema(), [](const std::string&, Schema&) {});
+  } catch (const InputError& e) {
+    throw DeckMismatch(fmt::format(
+        "{}: its deck does not load with this deck's schema ({}): refusing to resume from it",
+        r.path(), e.what()));
+  }
+  std::vector<std::string> free = {"run.steps", "output.", "checkpoint."};
+  for (auto& k : solver_.restart_free_keys()) free.push_back(k);
+  std::vector<std::string> changed;
+  for (const auto& d : stored.differences(deck_)) {
+    if (is_free_key(d.key, free)) continue;
+    changed.push_back(fmt::format("  {}: {} in the checkpoint, {} now", d.key, d.before, d.after));
+  }
+  if (changed.empty()) return;
+  if (options_.allow_deck_change) {
+    ctx_.log().warn("checkpoint: resuming with {} changed deck key(s) (--allow-deck-change):\n{}",
+                    changed.size(), join(changed, "\n"));
+    return;
+  }
+  throw DeckMismatch(fmt::format(
+      "{}: the deck changed since this checkpoint in {} key(s) that change the physics:\n{}\n"
+      "Only run.steps, [output], [checkpoint] and output settings may change on restart; "
+      "pass --allow-deck-change to resume anyway, or --restart none to start fresh.",
+      r.path(), changed.size(), join(changed, "\n")));
+}
+
+std::int64_t Driver::resume() {
+  const auto& log = ctx_.log();
+  const MPI_Comm comm = ctx_.comm();
+  const std::string& how = options_.restart;
+  if (how == "none") {
+    std::vector<std::string> old;
+    if (ctx_.rank() == 0) {
+      for (const auto& e : store_.list()) old.push_back(e.path);
+      for (const auto& p : store_.partials()) old.push_back(p);
+    }
+    remove_files(old, "--restart none starts the run afresh");
+    log.info("checkpoint: --restart none: starting from step 0");
+    return -1;
+  }
+  std::vector<std::string> candidates;
+  const bool automatic = how == "auto";
+  if (automatic) {
+    std::vector<std::string> partials;
+    if (ctx_.rank() == 0) {
+      for (const auto& e : store_.list()) candidates.push_back(e.path);
+      partials = store_.partials();
+    }
+    remove_files(partials, "left by a checkpoint write that never finished");
+    candidates = bcast_strings(comm, candidates);
+    if (candidates.empty()) {
+      log.info("checkpoint: no checkpoint of run '{}' in {}: starting from step 0",
+               io::run_name(deck_), store_.dir());
+      return -1;
+    }
+  } else {
+    candidates.push_back(how);
+  }
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const std::string& path = candidates[k];
+    try {
+      const double start = wall_seconds();
+      io::CheckpointReader reader(comm, path);
+      reader.verify();
+      check_deck(reader);
+      solver_.restore(reader);
+      const auto& info = reader.info();
+      log.info(
+          "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
+          "{}): read and verified {:.1f} MB in {:.3f} s",
+          path, info.step, info.time, info.decomposition, info.backend,
+          static_cast<double>(reader.bytes()) / 1e6, wall_seconds() - start);
+      // Checkpoints newer than this one belong to a history that this run now replaces.
+      if (automatic)
+        for (std::size_t j = 0; j < k; ++j)
+          rename_aside(candidates[j], ".damaged", "it failed verification");
+      return info.step;
+    } catch (const DeckMismatch&) {
+      throw;
+    } catch (const InputError& e) {
+      if (!automatic) throw;
+      log.warn("checkpoint: cannot resume from {}\n  {}\n  trying an older checkpoint", path,
+               e.what());
+    }
+  }
+  throw InputError(fmt::format(
+      "none of the {} checkpoint(s) in {} is usable (see the warnings above); move them away or "
+      "run with --restart none to start from step 0",
+      candidates.size(), store_.dir()));
+}
+
+double Driver::interval_seconds() const {
+  switch (policy_.interval) {
+    case Policy::Interval::off:
+      return std::numeric_limits<double>::infinity();
+    case Policy::Interval::fixed:
+      return policy_.interval_seconds;
+    case Policy::Interval::automatic: {
+      // Young (1974) / Daly (2006): tau = sqrt(2 C M). Before the first checkpoint, C is
+      // estimated from the state's size at 200 MB/s.
+      const double c =
+          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(solver_.state_bytes()) / 200e6;
+      return std::sqrt(2.0 * c * policy_.mtbi);
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+std::string Driver::write_checkpoint(const char* reason) {
+  const auto& log = ctx_.log();
+  const std::int64_t step = solver_.current_step();
+  const std::string path = store_.path_for(step);
+  const double start = wall_seconds();
+  std::uint64_t bytes = 0;
+  double written = 0;
+  {
+    auto t = ctx_.timers().scope("checkpoint");
+    solver_.sync_outputs();
+    io::CheckpointWriter writer(ctx_.comm(), path, deck_.to_toml(), solver_.checkpoint_info());
+    solver_.save(writer);
+    bytes = writer.commit();
+    written = wall_seconds() - start;
+    // Verify what is now on disk before anything older is deleted.
+    io::CheckpointReader check(ctx_.comm(), path);
+    check.verify();
+  }
+  const double cost = wall_seconds() - start;
+  std::vector<std::string> old;
+  if (ctx_.rank() == 0) {
+    const auto entries = store_.list();
+    for (std::size_t i = static_cast<std::size_t>(policy_.keep); i < entries.size(); ++i)
+      if (entries[i].step < step) old.push_back(entries[i].path);
+    for (const auto& p : old) {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  }
+  last_cost_ = cost;
+  last_checkpoint_at_ = wall_seconds();
+  last_checkpoint_step_ = step;
+  ++checkpoints_written_;
+  checkpoint_seconds_ += cost;
+  log.info(
+      "checkpoint: step {} ({}): {} {:.1f} MB written in {:.3f} s ({:.0f} MB/s), verified in "
+      "{:.3f} s",
+      step, reason, path, static_cast<double>(bytes) / 1e6, written,
+      written > 0 ? static_cast<double>(bytes) / 1e6 / written : 0.0, cost - written);
+  if (policy_.interval == Policy::Interval::automatic) {
+    const double tau = interval_seconds();
+    log.info(
+        "checkpoint: interval auto: every {} (C = {:.3g} s, M = {}): expected overhead {:.2f}% "
+        "writing, {:.2f}% recomputed after an interruption",
+        format_duration(tau), cost, format_duration(policy_.mtbi), 100.0 * cost / tau,
+        100.0 * 0.5 * tau / policy_.mtbi);
+  }
+  return path;
+}
+
+void Driver::run() {
+  const auto& log = ctx_.log();
+  const MPI_Comm comm = ctx_.comm();
+  if (ctx_.rank() == 0) {
+    std::error_code ec;
+    fs::create_directories(policy_.dir, ec);
+  }
+  const std::int64_t final_step = deck_.integer("run.steps");
+  const std::int64_t resumed_at = resume();
+  if (resumed_at >= final_step) {
+    log.info("run: already complete at step {} (run.steps = {}): nothing to do", resumed_at,
+             final_step);
+    return;
+  }
+
+  // The wall-time limit: deck or --walltime, and the Slurm job's end, whichever comes first.
+  const double start = wall_seconds();
+  double deadline =
+      policy_.walltime > 0 ? start + policy_.walltime : std::numeric_limits<double>::infinity();
+  if (ctx_.rank() == 0) {
+    const double left = slurm_time_left(log);
+    if (left >= 0 && start + left < deadline) {
+      deadline = start + left;
+      log.info("checkpoint: Slurm job {} ends in {}", std::getenv("SLURM_JOB_ID"),
+               format_duration(left));
+    }
+    if (std::isfinite(deadline))
+      log.info("checkpoint: wall-time limit in {}: the run stops with a checkpoint before it",
+               format_duration(deadline - start));
+    if (policy_.interval != Policy::Interval::off)
+      log.info("checkpoint: every {}{}{}, keeping {}, in {}", format_duration(interval_seconds()),
+               policy_.interval == Policy::Interval::automatic ? " (auto, first estimate)" : "",
+               policy_.every > 0 ? fmt::format(" and every {} steps", policy_.every) : "",
+               policy_.keep, policy_.dir);
+  }
+  solver_.open_outputs(resumed_at);
+  if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
+  last_checkpoint_at_ = start;
+
+  SignalWatch signals(policy_.signals);
+  const std::int64_t first_step = solver_.current_step();
+  double step_time = 0;  // moving average of one step's wall time (rank 0)
+  double previous = wall_seconds();
+  while (solver_.current_step() < final_step) {
+    solver_.advance(final_step);
+    const std::int64_t step = solver_.current_step();
+    // One cheap collective per step: any rank's signal, rank 0's clock decisions.
+    int flags[3] = {SignalWatch::pending(), 0, 0};
+    if (ctx_.rank() == 0) {
+      const double now = wall_seconds();
+      step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
+      previous = now;
+      flags[1] = now - last_checkpoint_at_ >= interval_seconds() ? 1 : 0;
+      const double cost =
+          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(solver_.state_bytes()) / 200e6;
+      const double reserve = 2.0 * cost + 3.0 * step_time + 1.0;
+      flags[2] = now + reserve >= deadline ? 1 : 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm);
+    const bool last = step >= final_step;
+    const char* stop_reason = nullptr;
+    std::string stop_detail;
+    if (flags[0] != 0) {
+      stop_reason = "signal";
+      stop_detail = signal_name(flags[0]);
+    } else if (flags[2] != 0 && !last) {
+      stop_reason = "wall-time limit";
+      stop_detail = format_duration(deadline - start) + " after the start";
+    }
+    const bool due = (policy_.every > 0 && step % policy_.every == 0) || flags[1] != 0 ||
+                     (last && policy_.at_end) || stop_reason != nullptr;
+    std::string path;
+    if (due && step != last_checkpoint_step_)
+      path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
+    if (stop_reason != nullptr && !last) {
+      solver_.close_outputs(step - first_step, wall_seconds() - start);
+      throw StopRequested(fmt::format(
+          "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
+          stop_reason, stop_detail, step, path.empty() ? store_.path_for(step) : path));
+    }
+  }
+  solver_.close_outputs(solver_.current_step() - first_step, wall_seconds() - start);
+  if (checkpoints_written_ > 0)
+    log.info("checkpoint: {} written, {:.3f} s in all ({:.2f}% of the run's wall time)",
+             checkpoints_written_, checkpoint_seconds_,
+             100.0 * checkpoint_seconds_ / std::max(wall_seconds() - start, 1e-9));
+}
+
+}  // namespace
+
+void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options) {
+  Driver(ctx, deck, solver, options).run();
+}
+
+}  // namespace stratus
