@@ -4,12 +4,10 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
-
 namespace stratus::app {
 
-void checkpoint_report(const Context& ctx, const SolverRegistry& registry, const std::string& path,
-                       bool verify, const std::string& deck_path) {
+std::string checkpoint_report(const Context& ctx, const SolverRegistry& registry,
+                              const std::string& path, bool verify, const std::string& deck_path) {
   io::CheckpointReader reader(ctx.comm(), path);
   std::string out;
   const auto& info = reader.info();
@@ -36,7 +34,7 @@ void checkpoint_report(const Context& ctx, const SolverRegistry& registry, const
       out += fmt::format("  {}: {} in the checkpoint, {} in {}\n", d.key, d.before, d.after,
                          deck_path);
   }
-  if (ctx.rank() == 0) std::fputs(out.c_str(), stdout);
+  return out;
 }
 
 }  // namespace stratus::app

@@ -156,10 +156,13 @@ int main(int argc, char** argv) {
     }
     if (info->parsed()) {
       // Every rank reads (read-only), so a bad file fails on every rank alike.
-      const std::string text = stratus::io::describe_file(o.file, o.show_deck);
+      // A checkpoint is verified first: a damaged one is reported with what is wrong.
+      const std::string report =
+          o.verify || !o.diff_deck.empty()
+              ? stratus::app::checkpoint_report(ctx, registry, o.file, o.verify, o.diff_deck)
+              : std::string();
+      const std::string text = stratus::io::describe_file(o.file, o.show_deck) + report;
       if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
-      if (o.verify || !o.diff_deck.empty())
-        stratus::app::checkpoint_report(ctx, registry, o.file, o.verify, o.diff_deck);
       return 0;
     }
     if (schema->parsed()) {

@@ -232,13 +232,17 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 void CheckpointWriter::discard() noexcept {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
   if (file_ >= 0) {
+    // The file is abandoned: emptying it first gives back its space, so that closing (which
+    // flushes HDF5's metadata) succeeds even when the write failed on a full file system. A
+    // failed close would leave HDF5 with a half-closed file that crashes it at MPI_Finalize.
+    if (rank == 0) static_cast<void>(::truncate(partial_.c_str(), 0));
     QuietHdf5Errors quiet;
     H5Fclose(static_cast<hid_t>(file_));
     file_ = -1;
   }
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
   if (rank == 0) {
     std::error_code ec;
     fs::remove(partial_, ec);

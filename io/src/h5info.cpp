@@ -45,7 +45,11 @@ Handle open_readonly(const std::string& path) {
   }
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InputError(path + ": not an HDF5 file");
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) throw InputError(path + ": cannot open the HDF5 file (permissions?)");
+  if (!file.valid())
+    throw InputError(
+        fmt::format("{}: cannot open the HDF5 file: truncated, damaged or not "
+                    "readable{}",
+                    path, detail::hdf5_error_detail()));
   return file;
 }
 

@@ -343,7 +343,7 @@ std::string Driver::write_checkpoint(const char* reason) {
   const double start = wall_seconds();
   std::uint64_t bytes = 0;
   double written = 0;
-  {
+  try {
     auto t = ctx_.timers().scope("checkpoint");
     solver_.sync_outputs();
     io::CheckpointWriter writer(ctx_.comm(), path, deck_.to_toml(), solver_.checkpoint_info());
@@ -353,6 +353,17 @@ std::string Driver::write_checkpoint(const char* reason) {
     // Verify what is now on disk before anything older is deleted.
     io::CheckpointReader check(ctx_.comm(), path);
     check.verify();
+  } catch (const Error& e) {
+    std::error_code ec;
+    const auto space = fs::space(policy_.dir, ec);
+    const std::string free =
+        ec ? std::string()
+           : fmt::format("; {:.1f} MB free in {}", space.available / 1e6, policy_.dir);
+    const auto kept = store_.list();
+    throw RuntimeError(fmt::format(
+        "checkpoint of step {} not written: {}{}. {}", step, e.what(), free,
+        kept.empty() ? std::string("No earlier checkpoint exists.")
+                     : fmt::format("The earlier checkpoint {} is intact.", kept.front().path)));
   }
   const double cost = wall_seconds() - start;
   std::vector<std::string> old;

@@ -1,0 +1,486 @@
+#!/usr/bin/python3
+"""End-to-end checkpoint/restart scenarios of the `stratus` command (issue: preemption-proof
+checkpoint/restart). Each scenario runs real processes, sends real signals, damages real files,
+and fails with a message that says what went wrong.
+
+  check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
+
+Scenarios: bitwise-md, bitwise-heat, elastic, torture, damage, signal, diskfull.
+Run with Debian's /usr/bin/python3 (h5py).
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MD_DECK = os.path.join(HERE, "lj_small.toml")
+HEAT_DECK = os.path.join(HERE, "heat_small.toml")
+RESUMABLE = 75
+
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Runner:
+    def __init__(self, args):
+        self.stratus = args.stratus
+        self.mpiexec = args.mpiexec
+        self.preflags = args.preflags.split() if args.preflags else []
+        self.work = args.work
+
+    def command(self, ranks, deck, outdir, extra):
+        base = [self.stratus, "run", deck, "--output-dir", outdir] + list(extra)
+        if ranks == 1:
+            return base
+        return [self.mpiexec, "-n", str(ranks)] + self.preflags + base
+
+    def run(self, ranks, deck, outdir, extra=(), expect=0, timeout=300):
+        cmd = self.command(ranks, deck, outdir, extra)
+        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=timeout)
+        out = p.stdout + p.stderr
+        if expect is not None and p.returncode != expect:
+            raise Failure(f"{' '.join(cmd)}\nexited {p.returncode}, expected {expect}:\n{out[-4000:]}")
+        return p.returncode, out
+
+    def start(self, ranks, deck, outdir, extra=(), log=None):
+        cmd = self.command(ranks, deck, outdir, extra)
+        return subprocess.Popen(cmd, env=ENV, stdout=log or subprocess.DEVNULL,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def checkpoints(outdir, name):
+    d = os.path.join(outdir, "checkpoints")
+    if not os.path.isdir(d):
+        return []
+    steps = []
+    for f in os.listdir(d):
+        m = re.fullmatch(re.escape(name) + r"\.step(\d{12})\.h5", f)
+        if m:
+            steps.append(int(m.group(1)))
+    return sorted(steps)
+
+
+def ckpt_path(outdir, name, step):
+    return os.path.join(outdir, "checkpoints", f"{name}.step{step:012d}.h5")
+
+
+def same_datasets(a, b, group):
+    """Every dataset of `group` bitwise equal in the two files."""
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        names = sorted(fa[group].keys())
+        check(names == sorted(fb[group].keys()), f"{group}: datasets differ: {names}")
+        for n in names:
+            x, y = fa[group][n][()], fb[group][n][()]
+            check(x.shape == y.shape, f"{group}/{n}: shapes {x.shape} vs {y.shape}")
+            if not np.array_equal(x.view(np.uint8), y.view(np.uint8)):
+                diff = np.max(np.abs(x.astype(float) - y.astype(float)))
+                raise Failure(f"{a} vs {b}: {group}/{n} differs (max |diff| {diff:.3e})")
+        return names
+
+
+def resumed_step(log):
+    m = re.search(r"checkpoint: resumed from \S+ \(step (\d+),", log)
+    if m:
+        return int(m.group(1))
+    check("starting from step 0" in log, "the log says neither 'resumed from' nor 'starting from step 0':\n" + log[-3000:])
+    return 0
+
+
+def thermo_rows(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line[:1].isdigit():
+                rows.append(line.rstrip("\n"))
+    return rows
+
+
+def wait_for_step(outdir, name, step, proc, timeout=120):
+    """Waits until the checkpoint of `step` exists (a periodic one) or the process ends."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if step in checkpoints(outdir, name):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.01)
+    raise Failure(f"no checkpoint of step {step} in {outdir} after {timeout} s")
+
+
+def signal_ranks(outdir, sig, only_last=False):
+    """Signals the stratus processes of the run writing to `outdir` (as Slurm signals tasks)."""
+    out = subprocess.run(["pgrep", "-f", f"stratus run .* --output-dir {outdir}( |$)"],
+                         capture_output=True, text=True).stdout.split()
+    pids = sorted(int(p) for p in out)
+    pids = [p for p in pids if open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0].endswith(b"stratus")]
+    check(pids, f"no stratus process for {outdir}")
+    for p in (pids[-1:] if only_last else pids):
+        os.kill(p, sig)
+    return pids
+
+
+# ---------------------------------------------------------------------------------------------
+
+def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=()):
+    """Straight run of `steps` vs a run stopped by SIGTERM near `stop_after` and resumed."""
+    base = os.path.join(r.work, f"bitwise-{name}-np{ranks}")
+    shutil.rmtree(base, ignore_errors=True)
+    straight, split = os.path.join(base, "straight"), os.path.join(base, "split")
+    common = [f"--set=run.steps={steps}", "--set=checkpoint.interval=off",
+              f"--set=checkpoint.every={stop_after}"] + list(extra)
+    r.run(ranks, deck, straight, common + ["--restart=none"])
+    log = open(os.path.join(base, "split-1.log"), "w")
+    p = r.start(ranks, deck, split, common, log=log)
+    # SIGTERM right after the periodic checkpoint of `stop_after`: the stop lands a few
+    # steps later, at a step that has no checkpoint yet.
+    check(wait_for_step(split, name, stop_after, p), "the run ended before its first checkpoint")
+    signal_ranks(split, signal.SIGTERM)
+    rc = p.wait(timeout=120)
+    log.close()
+    text = open(log.name).read()
+    check(rc == RESUMABLE, f"SIGTERM: exit {rc}, expected {RESUMABLE}:\n{text[-3000:]}")
+    m = re.search(r"signal \(SIGTERM\) at step (\d+)", text)
+    check(m, "no 'signal (SIGTERM) at step N' line:\n" + text[-3000:])
+    stopped = int(m.group(1))
+    check(stopped < steps, f"stopped at step {stopped}, the run has only {steps}")
+    _, text2 = r.run(ranks, deck, split, common)
+    check(resumed_step(text2) == stopped, f"resumed at {resumed_step(text2)}, stopped at {stopped}")
+    a, b = ckpt_path(straight, name, steps), ckpt_path(split, name, steps)
+    names = same_datasets(a, b, compare_group)
+    print(f"{name} np{ranks}: stopped at step {stopped} by SIGTERM, resumed, final state at step "
+          f"{steps} bitwise identical to the straight run ({', '.join(names)})")
+    return straight, split
+
+
+def scenario_bitwise_md(r, ranks):
+    straight, split = bitwise(r, MD_DECK, "lj_small", ranks, 300, 100, "/particles")
+    a, b = (thermo_rows(os.path.join(d, "lj_small.thermo.csv")) for d in (straight, split))
+    check(a == b, "thermo CSV differs between the straight and the resumed run")
+    steps = [int(x.split(",")[0]) for x in b]
+    check(len(steps) == len(set(steps)), "a thermo step appears twice after the restart")
+    # Trajectory: every frame exactly once over the parts, positions bitwise.
+    def frames_of(d):
+        frames = {}
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".h5md"):
+                with h5py.File(os.path.join(d, f), "r") as h:
+                    pos = h["particles/all/position"]
+                    for k, s in enumerate(pos["step"][()]):
+                        check(int(s) not in frames, f"frame of step {s} appears twice ({f})")
+                        frames[int(s)] = pos["value"][k]
+        return frames
+    ref, frames = frames_of(straight), frames_of(split)
+    check(sorted(frames) == list(range(0, 301, 20)), f"trajectory steps {sorted(frames)}")
+    check(sorted(frames) == sorted(ref), f"trajectory steps {sorted(frames)} vs {sorted(ref)}")
+    for s in ref:
+        check(np.array_equal(ref[s], frames[s]), f"trajectory frame {s} differs")
+    print(f"thermo CSV identical ({len(b)} rows, each step once); trajectory: {len(frames)} frames "
+          f"over the parts, each once, bitwise identical")
+
+
+def scenario_bitwise_heat(r, ranks):
+    bitwise(r, HEAT_DECK, "heat_small", ranks, 3000, 100, "/fields")
+
+
+def scenario_elastic(r):
+    base = os.path.join(r.work, "elastic")
+    shutil.rmtree(base, ignore_errors=True)
+    ref = os.path.join(base, "ref4")
+    common = ["--set=checkpoint.interval=off", "--set=md.thermo.every=10"]
+    r.run(4, MD_DECK, ref, common + ["--set=run.steps=200", "--restart=none"])
+    ref_rows = {int(x.split(",")[0]): [float(v) for v in x.split(",")[1:]]
+                for x in thermo_rows(os.path.join(ref, "lj_small.thermo.csv"))}
+    first = os.path.join(base, "first4")
+    r.run(4, MD_DECK, first, common + ["--set=run.steps=100", "--restart=none"])
+    src = ckpt_path(first, "lj_small", 100)
+    for ranks in (2, 1):
+        d = os.path.join(base, f"resume{ranks}")
+        os.makedirs(os.path.join(d, "checkpoints"), exist_ok=True)
+        shutil.copy(src, os.path.join(d, "checkpoints"))
+        shutil.copy(os.path.join(first, "lj_small.thermo.csv"), d)
+        _, log = r.run(ranks, MD_DECK, d, common + ["--set=run.steps=200"])
+        check(resumed_step(log) == 100, f"np{ranks}: did not resume at step 100")
+        check("new layout" in log, f"np{ranks}: the log does not say the layout changed")
+        rows = thermo_rows(os.path.join(d, "lj_small.thermo.csv"))
+        worst = 0.0
+        for row in rows:
+            v = [float(x) for x in row.split(",")]
+            s = int(v[0])
+            # temperature, kinetic, potential, total, pressure: round-off grows chaotically
+            # from 1e-16 after the restart; 1e-9 relative is far below physical variation.
+            for k in (1, 2, 3, 4, 5):
+                e = abs(v[k + 1] - ref_rows[s][k]) / max(abs(ref_rows[s][k]), 1e-12)
+                worst = max(worst, e)
+        check(len(rows) == 21, f"np{ranks}: {len(rows)} thermo rows, expected 21 (0..200 every 10)")
+        check(worst < 1e-9, f"np{ranks}: thermo differs from the uninterrupted 4-rank run by {worst:.2e} (> 1e-9)")
+        print(f"elastic: written at 4 ranks (step 100), resumed at {ranks}: thermo within "
+              f"{worst:.2e} relative of the uninterrupted 4-rank run up to step 200")
+
+
+def scenario_torture(r, kills):
+    base = os.path.join(r.work, "torture")
+    shutil.rmtree(base, ignore_errors=True)
+    ref, d = os.path.join(base, "ref"), os.path.join(base, "tortured")
+    every, steps = 10, 3000
+    common = [f"--set=run.steps={steps}", "--set=checkpoint.interval=off",
+              f"--set=checkpoint.every={every}", "--set=md.thermo.every=100",
+              "--set=md.lattice.cells=[6,6,6]"]
+    r.run(1, MD_DECK, ref, common + ["--restart=none"])
+    rng = random.Random(20261202)
+    done = False
+    during_write = 0
+    attempts = 0
+    log_path = os.path.join(base, "attempt.log")
+    newest_at_kill = None
+    early = checked = 0
+    for k in range(kills):
+        attempts += 1
+        with open(log_path, "w") as log:
+            p = r.start(1, MD_DECK, d, common, log=log)
+            if k % 2 == 0:
+                time.sleep(rng.uniform(0.3, 2.0))
+            else:
+                # Aim at a write: once the run has resumed (and removed any leftover .partial),
+                # wait for a new .partial file, then kill at once.
+                t_end = time.time() + 30
+                cdir = os.path.join(d, "checkpoints")
+                while time.time() < t_end and p.poll() is None:
+                    text = open(log_path).read()
+                    if "resumed from" in text or "starting from step 0" in text:
+                        break
+                    time.sleep(0.005)
+                while time.time() < t_end and p.poll() is None:
+                    if os.path.isdir(cdir) and any(f.endswith(".partial") for f in os.listdir(cdir)):
+                        break
+                    time.sleep(0.0005)
+            if p.poll() is not None:
+                done = True
+            else:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        text = open(log_path).read()
+        started = "resumed from" in text or "starting from step 0" in text
+        if not started:
+            early += 1  # killed during start-up, before it chose a checkpoint
+        elif newest_at_kill is not None:
+            got = resumed_step(text)
+            check(got == newest_at_kill,
+                  f"kill {k}: resumed from step {got}, the newest complete checkpoint was {newest_at_kill}")
+            checked += 1
+        if done:
+            check(p.returncode == 0, f"attempt {k} ended by itself with {p.returncode}:\n{text[-2000:]}")
+            break
+        cdir = os.path.join(d, "checkpoints")
+        if os.path.isdir(cdir) and any(f.endswith(".partial") for f in os.listdir(cdir)):
+            during_write += 1
+        have = checkpoints(d, "lj_small")
+        newest_at_kill = have[-1] if have else 0
+    check(not done, f"the run finished after {attempts} attempts, before {kills} kills: make it longer")
+    check(during_write >= 3, f"only {during_write} of {kills} kills landed during a checkpoint write")
+    _, text = r.run(1, MD_DECK, d, common)
+    check(resumed_step(text) == newest_at_kill, "the final run did not resume from the newest checkpoint")
+    same_datasets(ckpt_path(ref, "lj_small", steps), ckpt_path(d, "lj_small", steps), "/particles")
+    check(checked >= kills // 2, f"only {checked} resumes could be checked")
+    print(f"torture: {kills} kill -9 at random moments ({during_write} during a checkpoint write, "
+          f"{early} during start-up); {checked} resumes checked, each from the newest complete "
+          f"checkpoint (at most {every} steps repeated); "
+          f"final state at step {steps} bitwise identical to the uninterrupted run")
+
+
+def flip_bytes(path, dataset):
+    with h5py.File(path, "r") as h:
+        info = h[dataset].id.get_chunk_info(0)
+        offset, size = info.byte_offset, info.size
+    with open(path, "r+b") as f:
+        f.seek(offset + size // 2)
+        b = f.read(4)
+        f.seek(offset + size // 2)
+        f.write(bytes(x ^ 0x5A for x in b))
+
+
+def scenario_damage(r):
+    base = os.path.join(r.work, "damage")
+    shutil.rmtree(base, ignore_errors=True)
+    name = "lj_small"
+    seed = os.path.join(base, "seed")
+    common = ["--set=checkpoint.interval=off", "--set=checkpoint.every=50", "--set=checkpoint.keep=3"]
+    r.run(1, MD_DECK, seed, common + ["--set=run.steps=100", "--restart=none"])
+    check(checkpoints(seed, name) == [50, 100], f"expected checkpoints 50 and 100, found {checkpoints(seed, name)}")
+    newest = ckpt_path(seed, name, 100)
+
+    def fresh(tag):
+        d = os.path.join(base, tag)
+        shutil.copytree(seed, d)
+        return d
+
+    def expect_fallback(tag, damage, why):
+        d = fresh(tag)
+        damage(ckpt_path(d, name, 100))
+        v = subprocess.run([r.stratus, "info", "--verify", ckpt_path(d, name, 100)], env=ENV,
+                           capture_output=True, text=True)
+        check(v.returncode == 2 and why in v.stderr,
+              f"{tag}: stratus info --verify: exit {v.returncode}, stderr {v.stderr!r}, expected 2 and '{why}'")
+        _, log = r.run(1, MD_DECK, d, common + ["--set=run.steps=150"])
+        check(f"cannot resume from {ckpt_path(d, name, 100)}" in log and why in log,
+              f"{tag}: the warning does not name the file and '{why}':\n{log[-3000:]}")
+        check(resumed_step(log) == 50, f"{tag}: resumed at {resumed_step(log)}, expected the older 50")
+        check(os.path.exists(ckpt_path(d, name, 100) + ".damaged"), f"{tag}: damaged file not set aside")
+        print(f"damage {tag}: detected ('{why}'), named, resumed from the older checkpoint (step 50)")
+
+    def truncate(p):
+        size = os.path.getsize(p)
+        with open(p, "r+b") as f:
+            f.truncate(size // 2)
+
+    def no_marker(p):
+        with h5py.File(p, "r+") as h:
+            del h.attrs["checkpoint_complete"]
+
+    expect_fallback("truncated", truncate, "truncated or damaged")
+    expect_fallback("flipped", lambda p: flip_bytes(p, "particles/velocity"),
+                    "dataset /particles/velocity is damaged")
+    expect_fallback("no-marker", no_marker, "no completion marker")
+
+    # A .partial left behind by a write that never finished: removed, never used.
+    d = fresh("partial")
+    partial = ckpt_path(d, name, 150) + ".partial"
+    with open(partial, "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n" + b"\0" * 1000)
+    _, log = r.run(1, MD_DECK, d, common + ["--set=run.steps=150"])
+    check(not os.path.exists(partial), "the .partial file is still there")
+    check(f"removed {partial}" in log, "the log does not name the removed .partial")
+    check(resumed_step(log) == 100, "did not resume from the newest complete checkpoint")
+    print("damage partial: the leftover .partial was removed (named in the log), resumed from step 100")
+
+    # An incompatible deck: refused with the list of keys, unless --allow-deck-change.
+    d = fresh("deck")
+    rc, log = r.run(1, MD_DECK, d, common + ["--set=md.pair.cutoff=2.2", "--set=md.timestep=0.004"], expect=2)
+    check("md.pair.cutoff: 2.5 in the checkpoint, 2.2 now" in log and "md.timestep" in log,
+          f"incompatible deck: the refusal does not list the keys:\n{log[-2000:]}")
+    check(os.path.exists(ckpt_path(d, name, 100)), "the refused checkpoint was touched")
+    _, log = r.run(1, MD_DECK, d, common + ["--set=md.thermo.every=25", "--set=run.steps=150"])
+    check(resumed_step(log) == 100, "a change of md.thermo.every must not block the restart")
+    d = fresh("deck-allowed")
+    _, log = r.run(1, MD_DECK, d, common + ["--set=md.timestep=0.004", "--set=run.steps=150", "--allow-deck-change"])
+    check(resumed_step(log) == 100 and "--allow-deck-change" in log, "--allow-deck-change did not resume")
+    # A checkpoint of another solver, given explicitly: a clean refusal.
+    rc, log = r.run(1, HEAT_DECK, os.path.join(base, "heat"), ["--restart", newest], expect=2)
+    check("written by solver 'md'" in log, f"another solver's checkpoint: {log[-1000:]}")
+    # An explicit damaged path is never used: exit 2, nothing run.
+    d = fresh("explicit")
+    truncate(ckpt_path(d, name, 100))
+    rc, log = r.run(1, MD_DECK, d, ["--restart", ckpt_path(d, name, 100)], expect=2)
+    check("truncated or damaged" in log, "explicit damaged checkpoint: no reason given")
+    print("damage deck: physics changes refused with the keys listed (exit 2); output changes "
+          "accepted; --allow-deck-change resumes; another solver's or a damaged explicit checkpoint "
+          "is refused (exit 2)")
+
+
+def scenario_signal(r, deadline):
+    for ranks, sig, only_last in ((1, signal.SIGTERM, False), (2, signal.SIGTERM, False),
+                                  (2, signal.SIGUSR1, True)):
+        d = os.path.join(r.work, f"signal-np{ranks}-{sig.name}")
+        shutil.rmtree(d, ignore_errors=True)
+        log = open(d + ".log", "w")
+        p = r.start(ranks, MD_DECK, d, ["--set=run.steps=1000000", "--set=checkpoint.interval=off",
+                                        "--set=checkpoint.every=50", "--set=md.lattice.cells=[10,10,10]"],
+                    log=log)
+        check(wait_for_step(d, "lj_small", 50, p), "the run ended early")
+        sent = time.time()
+        signal_ranks(d, sig, only_last=only_last)
+        rc = p.wait(timeout=60)
+        elapsed = time.time() - sent
+        log.close()
+        text = open(d + ".log").read()
+        check(rc == RESUMABLE, f"{sig.name} np{ranks}: exit {rc}, expected {RESUMABLE}:\n{text[-2000:]}")
+        m = re.search(r"at step (\d+): checkpoint (\S+) written", text)
+        check(m and os.path.exists(m.group(2)), "no checkpoint named in the stop message")
+        check(elapsed < deadline, f"{sig.name} np{ranks}: exit after {elapsed:.2f} s (deadline {deadline} s)")
+        v = subprocess.run([r.stratus, "info", "--verify", m.group(2)], env=ENV, capture_output=True, text=True)
+        check(v.returncode == 0 and "Verified:" in v.stdout, f"the stop checkpoint does not verify: {v.stderr}")
+        who = "one rank" if only_last else "every rank"
+        print(f"signal: {sig.name} to {who} of {ranks}: checkpoint at step {m.group(1)} (verified) "
+              f"and exit 75 after {elapsed:.2f} s (deadline {deadline} s)")
+
+
+def scenario_diskfull(r):
+    base = os.path.join(r.work, "diskfull")
+    mnt = os.path.join(base, "tmpfs")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(mnt)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1200k", "tmpfs", mnt], capture_output=True, text=True)
+    check(m.returncode == 0, f"cannot mount a small tmpfs at {mnt} (root and mount rights needed): {m.stderr}")
+    try:
+        d = os.path.join(base, "out")
+        # 6^3 cells: 864 atoms, checkpoints of about 150 kB. keep = 20 fills 1.2 MB.
+        rc, log = r.run(1, MD_DECK, d, ["--set=run.steps=400", "--set=checkpoint.interval=off",
+                                        "--set=checkpoint.every=20", "--set=checkpoint.keep=20",
+                                        "--set=md.lattice.cells=[6,6,6]", f"--set=checkpoint.dir={mnt}"],
+                        expect=1)
+        check("not written" in log and "MB free in" in log and "is intact" in log,
+              f"disk full: the error does not say so:\n{log[-2000:]}")
+        have = sorted(f for f in os.listdir(mnt))
+        check(not any(f.endswith(".partial") for f in have), f"a .partial was left: {have}")
+        complete = [f for f in have if f.endswith(".h5")]
+        check(complete, "no checkpoint survived")
+        for f in complete:
+            v = subprocess.run([r.stratus, "info", "--verify", os.path.join(mnt, f)], env=ENV,
+                               capture_output=True, text=True)
+            check(v.returncode == 0, f"{f} does not verify after the disk filled: {v.stderr}")
+        msg = [l for l in log.splitlines() if "not written" in l][0]
+        print(f"disk full: exit 1 with '{msg.strip()[:160]}...'; {len(complete)} earlier checkpoints intact and verified, no .partial left")
+    finally:
+        subprocess.run(["umount", mnt])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("scenario")
+    ap.add_argument("--stratus", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--preflags", default="")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--kills", type=int, default=20)
+    ap.add_argument("--deadline", type=float, default=10.0)
+    args = ap.parse_args()
+    r = Runner(args)
+    os.makedirs(args.work, exist_ok=True)
+    scenarios = {
+        "bitwise-md": lambda: scenario_bitwise_md(r, args.ranks),
+        "bitwise-heat": lambda: scenario_bitwise_heat(r, args.ranks),
+        "elastic": lambda: scenario_elastic(r),
+        "torture": lambda: scenario_torture(r, args.kills),
+        "damage": lambda: scenario_damage(r),
+        "signal": lambda: scenario_signal(r, args.deadline),
+        "diskfull": lambda: scenario_diskfull(r),
+    }
+    if args.scenario not in scenarios:
+        sys.exit(f"unknown scenario {args.scenario}; one of {', '.join(scenarios)}")
+    try:
+        scenarios[args.scenario]()
+    except Failure as e:
+        print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+// Checkpoint files at 1, 2 and 4 ranks: particles land in global-id order whatever rank held
+// them, fields as global arrays, small state values exactly; a reader at any rank count gets them
+// back; damage (flipped bytes, a missing marker, a truncated file) is detected and named. Also
+// the pieces around them: durations, row blocks, particle routing, time-series cut-back.
+#include "scratch_dir.hpp"
+#include "stratus/core/duration.hpp"
+#include "stratus/core/error.hpp"
+#include "stratus/io/checkpoint.hpp"
+#include "stratus/io/series.hpp"
+#include "test_context.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using stratus::io::CheckpointReader;
+using stratus::io::CheckpointWriter;
+using stratus::io::ParticleColumns;
+
+MPI_Comm comm() { return stratus::testing::context().comm(); }
+int rank() { return stratus::testing::context().rank(); }
+int size() { return stratus::testing::context().size(); }
+
+class CheckpointIo : public stratus::testing::ScratchDirTest {
+ protected:
+  CheckpointIo() : ScratchDirTest("checkpoint") {}
+};
+
+TEST(Duration, ParsesUnitsAndClockForms) {
+  using stratus::parse_duration;
+  EXPECT_EQ(parse_duration("90"), 90.0);
+  EXPECT_EQ(parse_duration("90s"), 90.0);
+  EXPECT_EQ(parse_duration("15min"), 900.0);
+  EXPECT_EQ(parse_duration("1.5h"), 5400.0);
+  EXPECT_EQ(parse_duration("2d"), 172800.0);
+  EXPECT_EQ(parse_duration("05:30"), 330.0);
+  EXPECT_EQ(parse_duration("1:30:00"), 5400.0);
+  EXPECT_EQ(parse_duration("1-02:00:00"), 93600.0);  // Slurm's days-hours form
+  for (const char* bad : {"", "abc", "-5", "5 parsecs", "1:61", "1:2:3:4", "nan", "UNLIMITED"})
+    EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
+}
+
+TEST(RowBlock, SplitsEveryRowOnceAndOwnerAgrees) {
+  for (std::int64_t n : {0, 1, 7, 100, 1001})
+    for (int ranks : {1, 2, 3, 4, 7}) {
+      std::int64_t next = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const auto b = stratus::io::row_block(n, r, ranks);
+        EXPECT_EQ(b.first, next);
+        for (std::int64_t row = b.first; row < b.first + b.count; ++row)
+          EXPECT_EQ(stratus::io::row_owner(n, ranks, row), r);
+        next += b.count;
+      }
+      EXPECT_EQ(next, n);
+    }
+}
+
+/// This rank's share of `n` particles, scattered: particle ids are dealt out by a seeded
+/// permutation, so each rank holds ids from all over the range.
+ParticleColumns scattered_particles(std::int64_t n) {
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(42));
+  ParticleColumns c;
+  c.n_global = n;
+  c.reals = {{"x", 3, {}}};
+  c.ints = {{"type", 1, {}}};
+  for (std::int64_t k = rank(); k < n; k += size()) {
+    const std::int64_t id = perm[static_cast<std::size_t>(k)];
+    c.ids.push_back(id);
+    for (int d = 0; d < 3; ++d) c.reals[0].values.push_back(0.5 * static_cast<double>(id) + d);
+    c.ints[0].values.push_back(id % 3);
+  }
+  return c;
+}
+
+CheckpointWriter& fill(CheckpointWriter& w, std::int64_t n) {
+  w.write_particles(scattered_particles(n));
+  w.put("chain", std::vector<double>{1.0 / 3.0, -2.5e-300, 7.0});
+  w.put("counter", std::int64_t{1234567890123});
+  return w;
+}
+
+TEST_F(CheckpointIo, ParticlesFieldsAndStateRoundTripAtAnyRankCount) {
+  const std::string path = file("round.h5");
+  const std::int64_t n = 1003;
+  const stratus::io::CheckpointInfo info{"md", 17, 0.085, 0.005, "lj", "2x1x1", "Serial"};
+  // A 5 x 4 x 3 field split along x.
+  const std::array<std::int64_t, 3> cells{5, 4, 3};
+  stratus::GridBlock block{{0, 0, 0}, cells};
+  block.begin[0] = stratus::io::row_block(5, rank(), size()).first;
+  block.extent[0] = stratus::io::row_block(5, rank(), size()).count;
+  stratus::Field3D u("u", block.extent[0] + 2, 6, 5);
+  auto h = Kokkos::create_mirror_view(u);
+  for (std::int64_t i = 0; i < block.extent[0]; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k)
+        h(i + 1, j + 1, k + 1) = 100.0 * (block.begin[0] + i) + 10 * j + k;
+  Kokkos::deep_copy(u, h);
+  {
+    CheckpointWriter w(comm(), path, "[run]\nsolver = \"md\"\n", info);
+    fill(w, n).write_field("u", u, 1, block, cells);
+    EXPECT_FALSE(fs::exists(path)) << "the final name appears only at commit";
+    EXPECT_GT(w.commit(), 0u);
+  }
+  EXPECT_TRUE(fs::exists(path));
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+
+  CheckpointReader r(comm(), path);
+  r.verify();
+  EXPECT_EQ(r.info().solver, "md");
+  EXPECT_EQ(r.info().step, 17);
+  EXPECT_EQ(r.info().time, 0.085);
+  EXPECT_EQ(r.info().decomposition, "2x1x1");
+  EXPECT_EQ(r.deck_text(), "[run]\nsolver = \"md\"\n");
+  EXPECT_EQ(r.reals("chain"), (std::vector<double>{1.0 / 3.0, -2.5e-300, 7.0}));
+  EXPECT_EQ(r.integer("counter"), 1234567890123);
+  EXPECT_EQ(r.particle_count(), n);
+  const auto mine = r.read_particles({"x"}, {"type"});
+  const auto b = stratus::io::row_block(n, rank(), size());
+  ASSERT_EQ(static_cast<std::int64_t>(mine.rows()), b.count);
+  for (std::size_t i = 0; i < mine.rows(); ++i) {
+    const std::int64_t id = b.first + static_cast<std::int64_t>(i);
+    EXPECT_EQ(mine.ids[i], id);
+    EXPECT_EQ(mine.real("x").values[3 * i + 2], 0.5 * static_cast<double>(id) + 2);
+    EXPECT_EQ(mine.integer("type").values[i], id % 3);
+  }
+  stratus::Field3D back("back", block.extent[0] + 2, 6, 5);
+  r.read_field("u", back, 1, block, cells);
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  for (std::int64_t i = 0; i < block.extent[0]; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(hb(i + 1, j + 1, k + 1), h(i + 1, j + 1, k + 1));
+}
+
+TEST_F(CheckpointIo, RoutingSendsEveryRowWhereAsked) {
+  ParticleColumns c = scattered_particles(97);
+  std::vector<int> dest;
+  for (const auto id : c.ids) dest.push_back(static_cast<int>(id % size()));
+  const auto got = stratus::io::route_particles(comm(), c, dest);
+  std::int64_t expect = 0;
+  for (std::int64_t id = 0; id < 97; ++id) expect += id % size() == rank() ? 1 : 0;
+  ASSERT_EQ(static_cast<std::int64_t>(got.rows()), expect);
+  for (std::size_t i = 0; i < got.rows(); ++i) {
+    EXPECT_EQ(got.ids[i] % size(), rank());
+    EXPECT_EQ(got.real("x").values[3 * i], 0.5 * static_cast<double>(got.ids[i]));
+  }
+}
+
+TEST_F(CheckpointIo, MissingOrDuplicateIdsAreRefusedAndLeaveNothing) {
+  const std::string path = file("bad_ids.h5");
+  const stratus::io::CheckpointInfo info{"md", 1, 0, 1, "", "", ""};
+  ParticleColumns c = scattered_particles(50);
+  if (rank() == 0) c.ids[0] = c.ids.size() > 1 ? c.ids[1] : 0;  // one id twice, one missing
+  {
+    CheckpointWriter w(comm(), path, "", info);
+    try {
+      w.write_particles(c);
+      ADD_FAILURE() << "duplicate id accepted";
+    } catch (const stratus::RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("particle id"), std::string::npos) << e.what();
+    }
+  }
+  MPI_Barrier(comm());
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  EXPECT_FALSE(fs::exists(path));
+}
+
+/// Writes a valid checkpoint at `path` (collective).
+void write_valid(const std::string& path) {
+  CheckpointWriter w(comm(), path, "deck", {"md", 5, 0.5, 0.1, "", "1x1x1", ""});
+  fill(w, 200).commit();
+}
+
+/// Expects opening and verifying `path` to fail with a message containing `why`.
+void expect_rejected(const std::string& path, const std::string& why) {
+  try {
+    CheckpointReader r(comm(), path);
+    r.verify();
+    ADD_FAILURE() << path << ": accepted, expected '" << why << "'";
+  } catch (const stratus::InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find(why), std::string::npos) << m;
+  }
+}
+
+TEST_F(CheckpointIo, DamageIsDetectedAndNamed) {
+  const std::string flipped = file("flipped.h5"), marker = file("marker.h5"),
+                    truncated = file("truncated.h5");
+  for (const auto& p : {flipped, marker, truncated}) write_valid(p);
+  if (rank() == 0) {
+    // Flip bytes in the middle of /particles/x's first chunk.
+    hid_t f = H5Fopen(flipped.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "/particles/x", H5P_DEFAULT);
+    haddr_t offset = 0;
+    hsize_t size = 0;
+    unsigned mask = 0;
+    hsize_t coords[2] = {0, 0};
+    ASSERT_GE(H5Dget_chunk_info_by_coord(d, coords, &mask, &offset, &size), 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    std::fstream io(flipped, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(static_cast<std::streamoff>(offset + size / 2));
+    io.write("\x13\x37", 2);
+    // Remove the completion marker.
+    f = H5Fopen(marker.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete(f, "checkpoint_complete");
+    H5Fclose(f);
+    fs::resize_file(truncated, fs::file_size(truncated) / 2);
+  }
+  MPI_Barrier(comm());
+  expect_rejected(flipped, "dataset /particles/x is damaged");
+  expect_rejected(marker, "no completion marker");
+  expect_rejected(truncated, "truncated or damaged");
+  expect_rejected(file("missing.h5"), "no such file");
+}
+
+TEST_F(CheckpointIo, StoreListsNewestFirstAndFindsPartials) {
+  stratus::io::CheckpointStore store(dir_.string(), "run");
+  if (rank() == 0) {
+    for (std::int64_t s : {10, 200, 30}) std::ofstream(store.path_for(s)) << "x";
+    std::ofstream(store.path_for(300) + ".partial") << "x";
+    std::ofstream(file("other.step000000000400.h5")) << "x";  // another run's
+    std::ofstream(file("run.step12.h5")) << "x";              // not the pattern
+    const auto list = store.list();
+    ASSERT_EQ(list.size(), 3u);
+    EXPECT_EQ(list[0].step, 200);
+    EXPECT_EQ(list[2].step, 10);
+    ASSERT_EQ(store.partials().size(), 1u);
+    EXPECT_EQ(store.path_for(7), file("run.step000000000007.h5"));
+  }
+}
+
+TEST_F(CheckpointIo, SeriesFileCutsBackToTheCheckpointStep) {
+  const std::string path = file("thermo.csv");
+  {
+    stratus::io::SeriesFile s(comm(), path, "# units\nstep,value\n", -1);
+    for (int step = 0; step <= 50; step += 10) s.row(fmt::format("{},{}", step, step * 2));
+    s.sync();
+  }
+  if (rank() == 0) std::ofstream(path, std::ios::app) << "60,12";  // a row cut short by a crash
+  MPI_Barrier(comm());
+  {
+    stratus::io::SeriesFile s(comm(), path, "# units\nstep,value\n", 30);
+    if (rank() == 0) {
+      EXPECT_EQ(s.dropped(), 3);  // 40, 50 and the partial 60
+    }
+    s.row("40,80");
+  }
+  if (rank() == 0) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "# units\nstep,value\n0,0\n10,20\n20,40\n30,60\n40,80\n");
+  }
+}
+
+}  // namespace
