@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 namespace stratus {
@@ -46,6 +47,12 @@ Context::Context(int& argc, char**& argv, ContextOptions options)
       owns_mpi_(!mpi_initialized()),
       logger_(0, 1, options.log_all_ranks, options.log_level) {
   if (owns_mpi_) {
+    // Open MPI's OMPIO guards every file it opens with a POSIX named semaphore in /dev/shm
+    // (sharedfp/sm), named after the file's base name. A process killed during a checkpoint
+    // write leaves it locked, and the next open of a file of that name on the node waits
+    // forever. Stratus never uses shared file pointers: leave that component out unless the
+    // user chose otherwise (other MPIs ignore the variable).
+    ::setenv("OMPI_MCA_sharedfp", "^sm", /*overwrite=*/0);
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -123,13 +124,37 @@ ParticleColumns route_particles(MPI_Comm comm, const ParticleColumns& columns,
   return out;
 }
 
-std::uint64_t fnv1a64(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (const unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
+static_assert(std::endian::native == std::endian::little,
+              "checksum64 hashes native bytes as little-endian words");
+
+std::uint64_t checksum64(const void* data, std::size_t bytes) {
+  // Four independent lanes of h = (h ^ word) * P: each step is a bijection of the lane, so a
+  // changed word always changes its lane; the lanes are mixed (bijectively) at the end.
+  constexpr std::uint64_t prime = 0x100000001b3ull;  // FNV-1a's 64-bit prime
+  std::uint64_t h[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
+                        0xc2b2ae3d27d4eb4full};
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::size_t i = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    std::uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    for (int k = 0; k < 4; ++k) h[k] = (h[k] ^ w[k]) * prime;
   }
-  return h;
+  for (int k = 0; i < bytes; ++k) {
+    std::uint64_t w = 0;
+    const std::size_t n = std::min<std::size_t>(8, bytes - i);
+    std::memcpy(&w, p + i, n);
+    h[k % 4] = (h[k % 4] ^ w) * prime;
+    i += n;
+  }
+  auto mix = [](std::uint64_t x) {  // a bijective finaliser (splitmix64's)
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  std::uint64_t out = bytes;
+  for (int k = 0; k < 4; ++k) out = mix(out ^ mix(h[k] + static_cast<std::uint64_t>(k)));
+  return out;
 }
 
 namespace detail {
@@ -149,26 +174,12 @@ std::string agree_error(MPI_Comm comm, const std::string& local) {
   return text;
 }
 
-Handle checksummed_dcpl(const std::string& path, int rank, const hsize_t* chunk) {
-  Handle dcpl(checked(H5Pcreate(H5P_DATASET_CREATE), path, "creating a dataset creation list"),
-              H5Pclose);
-  checked(H5Pset_chunk(dcpl, rank, chunk), path, "setting the chunk shape");
-  checked(H5Pset_fletcher32(dcpl), path, "enabling the Fletcher32 checksum");
-  checked(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), path, "disabling fill values");
-  return dcpl;
-}
-
-std::vector<hsize_t> chunk_shape(const std::vector<hsize_t>& dims) {
-  // About 1 MiB per chunk, whole rows (and planes) first.
-  constexpr hsize_t target = (1u << 20) / 8;
-  std::vector<hsize_t> chunk(dims.size(), 1);
-  hsize_t inner = 1;
-  for (std::size_t a = dims.size(); a-- > 0;) {
-    const hsize_t d = std::max<hsize_t>(dims[a], 1);
-    chunk[a] = std::max<hsize_t>(1, std::min(d, target / std::max<hsize_t>(inner, 1)));
-    inner *= chunk[a];
-  }
-  return chunk;
+std::string block_line(const std::string& dataset, const std::vector<hsize_t>& start,
+                       const std::vector<hsize_t>& count, std::uint64_t checksum) {
+  std::string line = "block " + dataset;
+  for (const auto v : start) line += fmt::format(" {}", v);
+  for (const auto v : count) line += fmt::format(" {}", v);
+  return line + fmt::format(" {:016x}", checksum);
 }
 
 }  // namespace detail
@@ -200,7 +211,7 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string path,
                                    const std::string& resolved_deck, const CheckpointInfo& info)
     : comm_(comm), path_(std::move(path)), partial_(path_ + ".partial") {
   file_ = detail::create_stratus_file(comm_, partial_, "checkpoint", resolved_deck);
-  deck_hash_ = fnv1a64(resolved_deck);
+  deck_hash_ = checksum64(resolved_deck);
   try {
     QuietHdf5Errors quiet;
     const auto file = static_cast<hid_t>(file_);
@@ -210,7 +221,7 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string path,
     detail::put_numeric_attribute(file, partial_, "/", "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                                   &info.time, 1, true);
     manifest_.push_back(fmt::format("stratus-checkpoint {}", kCheckpointFormatVersion));
-    manifest_.push_back(fmt::format("deck-fnv1a64 {:016x}", deck_hash_));
+    manifest_.push_back(fmt::format("deck-checksum {:016x}", deck_hash_));
     for (const auto& [key, value] :
          {std::pair{"solver", info.solver}, std::pair{"units", info.units},
           std::pair{"decomposition", info.decomposition}, std::pair{"backend", info.backend}}) {
@@ -251,63 +262,64 @@ void CheckpointWriter::discard() noexcept {
 
 namespace {
 
+/// Writes /state/NAME (rank 0's values); returns rank 0's block line ("" elsewhere).
 template <class T>
-void put_state(hid_t file, MPI_Comm comm, const std::string& path, const std::string& name,
-               const std::vector<T>& values, hid_t file_type, hid_t mem_type) {
+std::string put_state(hid_t file, MPI_Comm comm, const std::string& path, const std::string& name,
+                      const std::vector<T>& values, hid_t file_type, hid_t mem_type) {
   const std::vector<hsize_t> dims{static_cast<hsize_t>(values.size())};
-  const std::vector<hsize_t> chunk{std::max<hsize_t>(dims[0], 1)};
-  const hsize_t maxdims[1] = {H5S_UNLIMITED};
-  Handle space(checked(H5Screate_simple(1, dims.data(), values.empty() ? maxdims : nullptr), path,
-                       "creating a dataspace"),
+  Handle space(checked(H5Screate_simple(1, dims.data(), nullptr), path, "creating a dataspace"),
                H5Sclose);
-  Handle dcpl = detail::checksummed_dcpl(path, 1, chunk.data());
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
   const std::string dataset = "/state/" + name;
-  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), file_type, space, lcpl, dcpl, H5P_DEFAULT),
-                      path, "creating " + dataset),
-              H5Dclose);
+  Handle dset(
+      checked(H5Dcreate2(file, dataset.c_str(), file_type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT),
+              path, "creating " + dataset),
+      H5Dclose);
+  if (values.empty()) return {};  // the same on every rank: nothing to write, nothing to check
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
   checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
-  if (rank != 0 || values.empty()) checked(H5Sselect_none(space), path, "selecting nothing");
+  if (rank != 0) checked(H5Sselect_none(space), path, "selecting nothing");
   T unused{};
-  checked(H5Dwrite(dset, mem_type, space, space, dxpl, values.empty() ? &unused : values.data()),
-          path, "writing " + dataset);
+  checked(H5Dwrite(dset, mem_type, space, space, dxpl, rank != 0 ? &unused : values.data()), path,
+          "writing " + dataset);
+  if (rank != 0) return {};
+  return detail::block_line(dataset, {0}, dims,
+                            checksum64(values.data(), values.size() * sizeof(T)));
 }
 
-/// Creates /particles/NAME (n_global, ncomp) and writes rows [first, first + count) from `rows`.
+/// Creates /particles/NAME (n_global, ncomp) and writes rows [first, first + count) from `rows`;
+/// returns this rank's block line ("" for no rows).
 template <class T>
-void put_rows(hid_t file, const std::string& path, const std::string& dataset,
-              std::int64_t n_global, int ncomp, RowBlock block, const std::vector<T>& rows,
-              hid_t file_type, hid_t mem_type) {
+std::string put_rows(hid_t file, const std::string& path, const std::string& dataset,
+                     std::int64_t n_global, int ncomp, RowBlock block, const std::vector<T>& rows,
+                     hid_t file_type, hid_t mem_type) {
   const std::vector<hsize_t> dims{static_cast<hsize_t>(n_global), static_cast<hsize_t>(ncomp)};
-  const auto chunk = detail::chunk_shape(dims);
-  const hsize_t maxdims[2] = {H5S_UNLIMITED, static_cast<hsize_t>(ncomp)};
-  Handle file_space(checked(H5Screate_simple(2, dims.data(), n_global == 0 ? maxdims : nullptr),
-                            path, "creating a dataspace"),
-                    H5Sclose);
-  Handle dcpl = detail::checksummed_dcpl(path, 2, chunk.data());
+  Handle file_space(
+      checked(H5Screate_simple(2, dims.data(), nullptr), path, "creating a dataspace"), H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
-  Handle dset(
-      checked(H5Dcreate2(file, dataset.c_str(), file_type, file_space, lcpl, dcpl, H5P_DEFAULT),
-              path, "creating " + dataset),
-      H5Dclose);
-  const hsize_t start[2] = {static_cast<hsize_t>(block.first), 0};
-  const hsize_t count[2] = {static_cast<hsize_t>(block.count), static_cast<hsize_t>(ncomp)};
+  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), file_type, file_space, lcpl, H5P_DEFAULT,
+                                 H5P_DEFAULT),
+                      path, "creating " + dataset),
+              H5Dclose);
+  if (n_global == 0) return {};  // the same on every rank
+  const std::vector<hsize_t> start{static_cast<hsize_t>(block.first), 0};
+  const std::vector<hsize_t> count{static_cast<hsize_t>(block.count), static_cast<hsize_t>(ncomp)};
   const hsize_t one[1] = {1};
   Handle mem_space(checked(block.count == 0 ? H5Screate_simple(1, one, nullptr)
-                                            : H5Screate_simple(2, count, nullptr),
+                                            : H5Screate_simple(2, count.data(), nullptr),
                            path, "creating a dataspace"),
                    H5Sclose);
   if (block.count == 0) {
     checked(H5Sselect_none(file_space), path, "selecting nothing");
     checked(H5Sselect_none(mem_space), path, "selecting nothing");
   } else {
-    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
-            "selecting rows of " + dataset);
+    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                nullptr),
+            path, "selecting rows of " + dataset);
   }
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
   checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
@@ -315,21 +327,24 @@ void put_rows(hid_t file, const std::string& path, const std::string& dataset,
   checked(H5Dwrite(dset, mem_type, mem_space, file_space, dxpl,
                    block.count == 0 ? &unused : rows.data()),
           path, "writing " + dataset);
+  if (block.count == 0) return {};
+  return detail::block_line(dataset, start, count,
+                            checksum64(rows.data(), rows.size() * sizeof(T)));
 }
 
 }  // namespace
 
 void CheckpointWriter::put(const std::string& name, const std::vector<double>& values) {
   QuietHdf5Errors quiet;
-  put_state(static_cast<hid_t>(file_), comm_, partial_, name, values, H5T_IEEE_F64LE,
-            H5T_NATIVE_DOUBLE);
+  blocks_.push_back(put_state(static_cast<hid_t>(file_), comm_, partial_, name, values,
+                              H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
   manifest_.push_back(fmt::format("dataset /state/{} float64 {}", name, values.size()));
 }
 
 void CheckpointWriter::put(const std::string& name, const std::vector<std::int64_t>& values) {
   QuietHdf5Errors quiet;
-  put_state(static_cast<hid_t>(file_), comm_, partial_, name, values, H5T_STD_I64LE,
-            H5T_NATIVE_INT64);
+  blocks_.push_back(put_state(static_cast<hid_t>(file_), comm_, partial_, name, values,
+                              H5T_STD_I64LE, H5T_NATIVE_INT64));
   manifest_.push_back(fmt::format("dataset /state/{} int64 {}", name, values.size()));
 }
 
@@ -383,14 +398,14 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
   };
   for (const auto& c : mine.reals) {
     const std::string dataset = "/particles/" + c.name;
-    put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp), H5T_IEEE_F64LE,
-             H5T_NATIVE_DOUBLE);
+    blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp),
+                               H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
     manifest_.push_back(fmt::format("dataset {} float64 {} {}", dataset, n, c.ncomp));
   }
   for (const auto& c : mine.ints) {
     const std::string dataset = "/particles/" + c.name;
-    put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp), H5T_STD_I64LE,
-             H5T_NATIVE_INT64);
+    blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp),
+                               H5T_STD_I64LE, H5T_NATIVE_INT64));
     manifest_.push_back(fmt::format("dataset {} int64 {} {}", dataset, n, c.ncomp));
   }
 }
@@ -402,11 +417,18 @@ void CheckpointWriter::write_field(const std::string& name, const Field3D& field
   const std::vector<hsize_t> dims{static_cast<hsize_t>(global_cells[0]),
                                   static_cast<hsize_t>(global_cells[1]),
                                   static_cast<hsize_t>(global_cells[2])};
-  const auto chunk = detail::chunk_shape(dims);
-  Handle dcpl = detail::checksummed_dcpl(partial_, 3, chunk.data());
   const std::string dataset = "/fields/" + name;
+  std::uint64_t sum = 0;
   detail::write_field_block(static_cast<hid_t>(file_), partial_, dataset, field, ghost, block,
-                            global_cells, dcpl);
+                            global_cells, H5P_DEFAULT, &sum);
+  if (block.cells() > 0)
+    blocks_.push_back(detail::block_line(
+        dataset,
+        {static_cast<hsize_t>(block.begin[0]), static_cast<hsize_t>(block.begin[1]),
+         static_cast<hsize_t>(block.begin[2])},
+        {static_cast<hsize_t>(block.extent[0]), static_cast<hsize_t>(block.extent[1]),
+         static_cast<hsize_t>(block.extent[2])},
+        sum));
   manifest_.push_back(fmt::format("dataset {} float64{}", dataset, shape_text(dims)));
 }
 
@@ -418,19 +440,39 @@ std::uint64_t CheckpointWriter::commit() {
     QuietHdf5Errors quiet;
     const auto file = static_cast<hid_t>(file_);
     try {
+      // Rank 0 gathers every rank's block lines after its own dataset lines.
+      std::string mine;
+      for (const auto& line : blocks_)
+        if (!line.empty()) mine += line + "\n";
+      int ranks = 1;
+      MPI_Comm_size(comm_, &ranks);
+      int length = static_cast<int>(mine.size());
+      std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(lengths.size());
+      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_);
+      int total = 0;
+      for (int r = 0; r < ranks; ++r) {
+        offsets[r] = total;
+        total += lengths[r];
+      }
+      std::string gathered(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
+      MPI_Gatherv(mine.data(), length, MPI_CHAR, gathered.data(), lengths.data(), offsets.data(),
+                  MPI_CHAR, 0, comm_);
       std::string text;
       for (const auto& line : manifest_) text += line + "\n";
-      const std::vector<hsize_t> dims{text.size()};
-      const auto chunk = detail::chunk_shape(dims);
+      text += gathered;
+      std::uint64_t text_sum = checksum64(text);
+      MPI_Bcast(&text_sum, 1, MPI_UINT64_T, 0, comm_);
+      std::uint64_t size = text.size();
+      MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm_);
+      const std::vector<hsize_t> dims{size};
       Handle space(
           checked(H5Screate_simple(1, dims.data(), nullptr), partial_, "creating a dataspace"),
           H5Sclose);
-      Handle dcpl = detail::checksummed_dcpl(partial_, 1, chunk.data());
       Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), partial_, "creating a link creation list"),
                   H5Pclose);
       checked(H5Pset_create_intermediate_group(lcpl, 1), partial_, "enabling intermediate groups");
-      Handle dset(checked(H5Dcreate2(file, "/checkpoint/manifest", H5T_STD_U8LE, space, lcpl, dcpl,
-                                     H5P_DEFAULT),
+      Handle dset(checked(H5Dcreate2(file, "/checkpoint/manifest", H5T_STD_U8LE, space, lcpl,
+                                     H5P_DEFAULT, H5P_DEFAULT),
                           partial_, "creating /checkpoint/manifest"),
                   H5Dclose);
       Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), partial_, "creating a transfer list"),
@@ -438,8 +480,12 @@ std::uint64_t CheckpointWriter::commit() {
       checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), partial_,
               "selecting collective transfer");
       if (rank != 0) checked(H5Sselect_none(space), partial_, "selecting nothing");
-      checked(H5Dwrite(dset, H5T_NATIVE_UCHAR, space, space, dxpl, text.data()), partial_,
-              "writing /checkpoint/manifest");
+      char unused = 0;
+      checked(
+          H5Dwrite(dset, H5T_NATIVE_UCHAR, space, space, dxpl, rank == 0 ? text.data() : &unused),
+          partial_, "writing /checkpoint/manifest");
+      const std::string sum_text = fmt::format("{:016x}", text_sum);
+      detail::put_string_attribute(file, partial_, "/", "manifest_checksum", sum_text);
       // The marker last: everything before it is in the file when a reader sees it.
       checked(H5Fflush(file, H5F_SCOPE_GLOBAL), partial_, "flushing");
       const std::int64_t complete = 1;

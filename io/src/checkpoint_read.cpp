@@ -25,10 +25,16 @@ struct CheckpointManifest {
     std::string name, type;
     std::vector<hsize_t> dims;
   };
+  struct Block {
+    std::string dataset;
+    std::vector<hsize_t> start, count;
+    std::uint64_t checksum = 0;
+  };
   int version = 0;
   std::uint64_t deck_hash = 0;
   std::vector<std::pair<std::string, std::string>> info;
   std::vector<Dataset> datasets;
+  std::vector<Block> blocks;
 };
 
 }  // namespace detail
@@ -90,10 +96,30 @@ Manifest parse_manifest(const std::string& text) {
     words >> kind;
     if (kind == "stratus-checkpoint") {
       words >> m.version;
-    } else if (kind == "deck-fnv1a64") {
+    } else if (kind == "deck-checksum") {
       std::string hex;
       words >> hex;
       m.deck_hash = std::strtoull(hex.c_str(), nullptr, 16);
+    } else if (kind == "block") {
+      detail::CheckpointManifest::Block b;
+      words >> b.dataset;
+      const auto it = std::find_if(m.datasets.begin(), m.datasets.end(),
+                                   [&](const DatasetEntry& e) { return e.name == b.dataset; });
+      if (it == m.datasets.end())
+        throw ReadFailure("the manifest has a block of no dataset: " + line);
+      b.start.resize(it->dims.size());
+      b.count.resize(it->dims.size());
+      for (auto& v : b.start) words >> v;
+      for (auto& v : b.count) words >> v;
+      std::string hex;
+      words >> hex;
+      if (!words || hex.size() != 16)
+        throw ReadFailure("the manifest has a malformed line: " + line);
+      for (std::size_t a = 0; a < b.start.size(); ++a)
+        if (b.start[a] + b.count[a] > it->dims[a])
+          throw ReadFailure("the manifest has a block outside its dataset: " + line);
+      b.checksum = std::strtoull(hex.c_str(), nullptr, 16);
+      m.blocks.push_back(std::move(b));
     } else if (kind == "info") {
       std::string key, value;
       words >> key >> value;
@@ -111,6 +137,20 @@ Manifest parse_manifest(const std::string& text) {
     }
   }
   if (m.version == 0) throw ReadFailure("the manifest has no version line");
+  // Every element of every dataset must be covered by a checksummed block.
+  for (const auto& e : m.datasets) {
+    hsize_t size = 1, covered = 0;
+    for (const auto d : e.dims) size *= d;
+    for (const auto& b : m.blocks) {
+      if (b.dataset != e.name) continue;
+      hsize_t n = 1;
+      for (const auto c : b.count) n *= c;
+      covered += n;
+    }
+    if (covered != size)
+      throw ReadFailure(fmt::format("the manifest's checksums cover {} of the {} values of {}",
+                                    covered, size, e.name));
+  }
   return m;
 }
 
@@ -139,8 +179,47 @@ void read_rows(hid_t file, const std::string& name, hid_t mem_type, hsize_t firs
   Handle mem(rchecked(H5Screate_simple(static_cast<int>(cnt.size()), cnt.data(), nullptr), name),
              H5Sclose);
   if (H5Dread(dset, mem_type, mem, space, H5P_DEFAULT, out.data()) < 0)
-    throw ReadFailure(fmt::format("dataset {} is damaged (checksum mismatch or unreadable{})", name,
-                                  detail::hdf5_error_detail()));
+    throw ReadFailure(
+        fmt::format("dataset {} is damaged (unreadable{})", name, detail::hdf5_error_detail()));
+}
+
+/// A growable buffer that is never zero-filled (verification reads gigabytes into it).
+class RawBuffer {
+ public:
+  void* reserve(std::size_t bytes) {
+    if (bytes > size_) {
+      data_.reset(new unsigned char[bytes]);  // default-initialised: no memset
+      size_ = bytes;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<unsigned char[]> data_;
+  std::size_t size_ = 0;
+};
+
+/// Reads the hyperslab (start, count) of `name` as `mem_type` (`value_size` bytes per value)
+/// into `buffer`; returns the bytes read (C order).
+std::size_t read_block(hid_t file, const std::string& name, hid_t mem_type, std::size_t value_size,
+                       const std::vector<hsize_t>& start, const std::vector<hsize_t>& count,
+                       RawBuffer& buffer) {
+  Handle dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw ReadFailure("dataset " + name + " is missing");
+  Handle space(rchecked(H5Dget_space(dset), name), H5Sclose);
+  hsize_t n = 1;
+  for (const auto c : count) n *= c;
+  if (n == 0) return 0;
+  void* out = buffer.reserve(static_cast<std::size_t>(n) * value_size);
+  rchecked(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+           name);
+  Handle mem(
+      rchecked(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), name),
+      H5Sclose);
+  if (H5Dread(dset, mem_type, mem, space, H5P_DEFAULT, out) < 0)
+    throw ReadFailure(
+        fmt::format("dataset {} is damaged (unreadable{})", name, detail::hdf5_error_detail()));
+  return static_cast<std::size_t>(n) * value_size;
 }
 
 const DatasetEntry& entry_of(const Manifest& m, const std::string& name, const std::string& path) {
@@ -180,7 +259,10 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
     hsize_t n = 0;
     rchecked(H5Sget_simple_extent_dims(space, &n, nullptr), "/checkpoint/manifest");
     read_rows(file, "/checkpoint/manifest", H5T_NATIVE_UCHAR, 0, n, bytes, {n});
-    manifest = parse_manifest(std::string(bytes.begin(), bytes.end()));
+    const std::string text(bytes.begin(), bytes.end());
+    if (string_attribute(file, "manifest_checksum") != fmt::format("{:016x}", checksum64(text)))
+      throw ReadFailure("the manifest does not match its checksum (damaged)");
+    manifest = parse_manifest(text);
     if (manifest.version != kCheckpointFormatVersion)
       throw ReadFailure(fmt::format("checkpoint format version {}, this Stratus reads version {}",
                                     manifest.version, kCheckpointFormatVersion));
@@ -190,7 +272,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
       throw ReadFailure(std::string("the deck cannot be read: ") + e.what());
     }
     while (!deck_.empty() && deck_.back() == '\0') deck_.pop_back();
-    if (fnv1a64(deck_) != manifest.deck_hash)
+    if (checksum64(deck_) != manifest.deck_hash)
       throw ReadFailure("the stored deck does not match its hash in the manifest (damaged)");
     for (const auto& [key, value] : manifest.info) {
       if (key == "solver") info_.solver = value;
@@ -224,20 +306,42 @@ void CheckpointReader::verify() {
   std::string failure;
   try {
     QuietHdf5Errors quiet;
-    for (const auto& e : (*manifest_).datasets) {
-      const RowBlock b = row_block(static_cast<std::int64_t>(e.dims[0]), rank, ranks);
-      const auto first = static_cast<hsize_t>(b.first), count = static_cast<hsize_t>(b.count);
-      if (e.type == "float64") {
-        std::vector<double> v;
-        read_rows(file_of(file_), e.name, H5T_NATIVE_DOUBLE, first, count, v, e.dims);
-      } else if (e.type == "int64") {
-        std::vector<std::int64_t> v;
-        read_rows(file_of(file_), e.name, H5T_NATIVE_INT64, first, count, v, e.dims);
-      } else {
+    const hid_t file = file_of(file_);
+    for (const auto& e : manifest_->datasets) {
+      Handle dset(H5Dopen2(file, e.name.c_str(), H5P_DEFAULT), H5Dclose);
+      if (!dset.valid()) throw ReadFailure("dataset " + e.name + " is missing");
+      Handle space(rchecked(H5Dget_space(dset), e.name), H5Sclose);
+      std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+      rchecked(H5Sget_simple_extent_dims(space, dims.data(), nullptr), e.name);
+      if (dims != e.dims)
+        throw ReadFailure(fmt::format("dataset {} has shape [{}], the manifest says [{}]", e.name,
+                                      fmt::join(dims, ", "), fmt::join(e.dims, ", ")));
+    }
+    // Every block checked by one rank, dealt out in turn.
+    const auto& blocks = manifest_->blocks;
+    RawBuffer buffer;
+    for (std::size_t k = static_cast<std::size_t>(rank); k < blocks.size();
+         k += static_cast<std::size_t>(ranks)) {
+      const auto& b = blocks[k];
+      const auto& e = entry_of(*manifest_, b.dataset, path_);
+      std::size_t bytes = 0;
+      if (e.type == "float64")
+        bytes = read_block(file, b.dataset, H5T_NATIVE_DOUBLE, sizeof(double), b.start, b.count,
+                           buffer);
+      else if (e.type == "int64")
+        bytes = read_block(file, b.dataset, H5T_NATIVE_INT64, sizeof(std::int64_t), b.start,
+                           b.count, buffer);
+      else
         throw ReadFailure("the manifest names an unknown type " + e.type);
-      }
+      const std::uint64_t sum = checksum64(buffer.reserve(0), bytes);
+      if (sum != b.checksum)
+        throw ReadFailure(
+            fmt::format("dataset {} is damaged (checksum mismatch in the block starting at [{}])",
+                        b.dataset, fmt::join(b.start, ", ")));
     }
   } catch (const ReadFailure& e) {
+    failure = e.what();
+  } catch (const InputError& e) {
     failure = e.what();
   }
   failure = detail::agree_error(comm_, failure);
@@ -357,8 +461,8 @@ void CheckpointReader::read_field(const std::string& name, const Field3D& field,
     Handle mem(H5Screate_simple(3, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, host.data()) < 0)
-      throw InputError(fmt::format("{}: dataset {} is damaged (checksum mismatch or unreadable{})",
-                                   path_, e.name, detail::hdf5_error_detail()));
+      throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", path_, e.name,
+                                   detail::hdf5_error_detail()));
   }
   Kokkos::deep_copy(packed, host);
   const auto g = static_cast<std::size_t>(ghost);

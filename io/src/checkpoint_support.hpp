@@ -15,10 +15,8 @@ namespace stratus::io::detail {
 /// every rank passed "". Collective: every rank gets the same answer.
 std::string agree_error(MPI_Comm comm, const std::string& local);
 
-/// A dataset creation list: chunks of shape `chunk` (rank `rank`) with the Fletcher32 filter.
-Handle checksummed_dcpl(const std::string& path, int rank, const hsize_t* chunk);
-
-/// Chunk shape of about 1 MiB for a dataset of shape `dims` (whole trailing rows first).
-std::vector<hsize_t> chunk_shape(const std::vector<hsize_t>& dims);
+/// Manifest line of one written block: "block NAME START... COUNT... CHECKSUM" (hex).
+std::string block_line(const std::string& dataset, const std::vector<hsize_t>& start,
+                       const std::vector<hsize_t>& count, std::uint64_t checksum);
 
 }  // namespace stratus::io::detail

@@ -101,8 +101,10 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
 /// Creates the 3D float64 dataset `dataset` (shape `global_cells`, creation list `dcpl`) and
 /// writes the interior of `field` (extent + 2 * ghost per axis, on the device) as this rank's
 /// hyperslab `block`, collectively. Throws RuntimeError naming the mismatch or HDF5's failure.
+/// With `checksum`, stores there the checkpoint checksum of the block (C order).
 void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
                        const Field3D& field, int ghost, const GridBlock& block,
-                       std::array<std::int64_t, 3> global_cells, hid_t dcpl);
+                       std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+                       std::uint64_t* checksum = nullptr);
 
 }  // namespace stratus::io::detail

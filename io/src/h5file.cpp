@@ -1,6 +1,8 @@
 // H5Writer: parallel (MPI-IO) writing of Stratus HDF5 files and their common metadata.
 #include "stratus/io/h5file.hpp"
 
+#include "stratus/io/checkpoint.hpp"
+
 #include "h5_support.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/version.hpp"
@@ -183,7 +185,8 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
 
 void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
                        const Field3D& field, int ghost, const GridBlock& block,
-                       std::array<std::int64_t, 3> global_cells, hid_t dcpl) {
+                       std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+                       std::uint64_t* checksum) {
   const auto g = static_cast<std::size_t>(ghost);
   for (int a = 0; a < 3; ++a) {
     const bool fits = ghost >= 0 && block.begin[a] >= 0 && block.extent[a] >= 0 &&
@@ -209,6 +212,7 @@ void write_field_block(hid_t file, const std::string& path, const std::string& d
   Kokkos::deep_copy(packed, interior);
   auto host = Kokkos::create_mirror_view(packed);
   Kokkos::deep_copy(host, packed);
+  if (checksum != nullptr) *checksum = checksum64(host.data(), host.size() * sizeof(double));
 
   const std::string what = "dataset " + dataset;
   hsize_t dims[3];

@@ -307,8 +307,7 @@ def scenario_torture(r, kills):
 
 def flip_bytes(path, dataset):
     with h5py.File(path, "r") as h:
-        info = h[dataset].id.get_chunk_info(0)
-        offset, size = info.byte_offset, info.size
+        offset, size = h[dataset].id.get_offset(), h[dataset].id.get_storage_size()
     with open(path, "r+b") as f:
         f.seek(offset + size // 2)
         b = f.read(4)

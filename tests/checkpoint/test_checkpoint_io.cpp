@@ -1,6 +1,7 @@
 // Checkpoint files at 1, 2 and 4 ranks: particles land in global-id order whatever rank held
 // them, fields as global arrays, small state values exactly; a reader at any rank count gets them
-// back; damage (flipped bytes, a missing marker, a truncated file) is detected and named. Also
+// back; damage (flipped bytes, a missing marker, a truncated file, a changed manifest) is
+// detected and named. Also
 // the pieces around them: durations, row blocks, particle routing, time-series cut-back.
 #include "scratch_dir.hpp"
 #include "stratus/core/duration.hpp"
@@ -47,6 +48,23 @@ TEST(Duration, ParsesUnitsAndClockForms) {
   EXPECT_EQ(parse_duration("1-02:00:00"), 93600.0);  // Slurm's days-hours form
   for (const char* bad : {"", "abc", "-5", "5 parsecs", "1:61", "1:2:3:4", "nan", "UNLIMITED"})
     EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
+}
+
+TEST(Checksum64, EveryChangedByteChangesIt) {
+  std::vector<unsigned char> data(1000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 7);
+  const auto base = stratus::io::checksum64(data.data(), data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    for (const unsigned char bit : {1, 128}) {
+      data[i] ^= bit;
+      EXPECT_NE(stratus::io::checksum64(data.data(), data.size()), base) << i;
+      data[i] ^= bit;
+    }
+  }
+  // Length matters too (trailing zeros are not invisible).
+  EXPECT_NE(stratus::io::checksum64(data.data(), 999), stratus::io::checksum64(data.data(), 1000));
+  std::vector<unsigned char> zeros(64, 0);
+  EXPECT_NE(stratus::io::checksum64(zeros.data(), 63), stratus::io::checksum64(zeros.data(), 64));
 }
 
 TEST(RowBlock, SplitsEveryRowOnceAndOwnerAgrees) {
@@ -197,16 +215,15 @@ void expect_rejected(const std::string& path, const std::string& why) {
 TEST_F(CheckpointIo, DamageIsDetectedAndNamed) {
   const std::string flipped = file("flipped.h5"), marker = file("marker.h5"),
                     truncated = file("truncated.h5");
-  for (const auto& p : {flipped, marker, truncated}) write_valid(p);
+  const std::string manifest = file("manifest.h5");
+  for (const auto& p : {flipped, marker, truncated, manifest}) write_valid(p);
   if (rank() == 0) {
-    // Flip bytes in the middle of /particles/x's first chunk.
+    // Flip bytes in the middle of /particles/x.
     hid_t f = H5Fopen(flipped.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t d = H5Dopen2(f, "/particles/x", H5P_DEFAULT);
-    haddr_t offset = 0;
-    hsize_t size = 0;
-    unsigned mask = 0;
-    hsize_t coords[2] = {0, 0};
-    ASSERT_GE(H5Dget_chunk_info_by_coord(d, coords, &mask, &offset, &size), 0);
+    const haddr_t offset = H5Dget_offset(d);
+    const hsize_t size = H5Dget_storage_size(d);
+    ASSERT_NE(offset, HADDR_UNDEF);
     H5Dclose(d);
     H5Fclose(f);
     std::fstream io(flipped, std::ios::in | std::ios::out | std::ios::binary);
@@ -217,11 +234,26 @@ TEST_F(CheckpointIo, DamageIsDetectedAndNamed) {
     H5Adelete(f, "checkpoint_complete");
     H5Fclose(f);
     fs::resize_file(truncated, fs::file_size(truncated) / 2);
+    // Change one character of the manifest (a block checksum's last hex digit).
+    f = H5Fopen(manifest.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dopen2(f, "/checkpoint/manifest", H5P_DEFAULT);
+    const haddr_t at = H5Dget_offset(d);
+    const hsize_t n = H5Dget_storage_size(d);
+    H5Dclose(d);
+    H5Fclose(f);
+    std::fstream m(manifest, std::ios::in | std::ios::out | std::ios::binary);
+    m.seekg(static_cast<std::streamoff>(at + n - 2));
+    char c = 0;
+    m.read(&c, 1);
+    m.seekp(static_cast<std::streamoff>(at + n - 2));
+    c = c == '0' ? '1' : '0';
+    m.write(&c, 1);
   }
   MPI_Barrier(comm());
-  expect_rejected(flipped, "dataset /particles/x is damaged");
+  expect_rejected(flipped, "dataset /particles/x is damaged (checksum mismatch");
   expect_rejected(marker, "no completion marker");
   expect_rejected(truncated, "truncated or damaged");
+  expect_rejected(manifest, "the manifest does not match its checksum");
   expect_rejected(file("missing.h5"), "no such file");
 }
 
