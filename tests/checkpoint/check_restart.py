@@ -5,7 +5,7 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-heat, elastic, torture, damage, signal, diskfull.
+Scenarios: bitwise-md, bitwise-heat, elastic, torture, damage, signal, walltime, diskfull.
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -420,6 +420,26 @@ def scenario_signal(r, deadline):
               f"and exit 75 after {elapsed:.2f} s (deadline {deadline} s)")
 
 
+def scenario_walltime(r):
+    """--walltime: the run stops with a checkpoint (exit 75) before the limit, and resumes."""
+    d = os.path.join(r.work, "walltime")
+    shutil.rmtree(d, ignore_errors=True)
+    limit = 4.0
+    args = ["--set=run.steps=1000000", "--set=checkpoint.interval=off", f"--walltime={limit:g}s"]
+    start = time.time()
+    rc, log = r.run(1, MD_DECK, d, args, expect=RESUMABLE)
+    elapsed = time.time() - start
+    m = re.search(r"wall-time limit \(.*\) at step (\d+): checkpoint (\S+) written", log)
+    check(m, f"no wall-time stop message:\n{log[-2000:]}")
+    check(elapsed < limit + 3.0, f"stopped after {elapsed:.2f} s, limit {limit} s (+ start-up)")
+    v = subprocess.run([r.stratus, "info", "--verify", m.group(2)], env=ENV, capture_output=True, text=True)
+    check(v.returncode == 0, f"the wall-time checkpoint does not verify: {v.stderr}")
+    rc, log = r.run(1, MD_DECK, d, args, expect=RESUMABLE)
+    check(resumed_step(log) == int(m.group(1)), "the second slice did not resume from the first")
+    print(f"walltime: --walltime {limit:g}s stopped at step {m.group(1)} after {elapsed:.2f} s "
+          f"(process start included) with a verified checkpoint, exit 75; the next slice resumed")
+
+
 def scenario_diskfull(r):
     base = os.path.join(r.work, "diskfull")
     mnt = os.path.join(base, "tmpfs")
@@ -470,6 +490,7 @@ def main():
         "torture": lambda: scenario_torture(r, args.kills),
         "damage": lambda: scenario_damage(r),
         "signal": lambda: scenario_signal(r, args.deadline),
+        "walltime": lambda: scenario_walltime(r),
         "diskfull": lambda: scenario_diskfull(r),
     }
     if args.scenario not in scenarios:
