@@ -127,34 +127,68 @@ ParticleColumns route_particles(MPI_Comm comm, const ParticleColumns& columns,
 static_assert(std::endian::native == std::endian::little,
               "checksum64 hashes native bytes as little-endian words");
 
-std::uint64_t checksum64(const void* data, std::size_t bytes) {
+namespace {
+constexpr std::uint64_t kPrime = 0x100000001b3ull;  // FNV-1a's 64-bit prime
+}
+
+void Checksum64::update(const void* data, std::size_t bytes) {
   // Four independent lanes of h = (h ^ word) * P: each step is a bijection of the lane, so a
-  // changed word always changes its lane; the lanes are mixed (bijectively) at the end.
-  constexpr std::uint64_t prime = 0x100000001b3ull;  // FNV-1a's 64-bit prime
-  std::uint64_t h[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull,
-                        0xc2b2ae3d27d4eb4full};
+  // changed word always changes its lane. Bytes are consumed in groups of 32 (one word per
+  // lane); a partial group waits in carry_ for the next call or for value().
   const auto* p = static_cast<const unsigned char*>(data);
+  total_ += bytes;
+  if (carried_ > 0) {
+    const std::size_t take = std::min(bytes, 32 - carried_);
+    std::memcpy(carry_ + carried_, p, take);
+    carried_ += take;
+    p += take;
+    bytes -= take;
+    if (carried_ < 32) return;
+    std::uint64_t w[4];
+    std::memcpy(w, carry_, 32);
+    for (int k = 0; k < 4; ++k) lane_[k] = (lane_[k] ^ w[k]) * kPrime;
+    carried_ = 0;
+  }
+  std::uint64_t h0 = lane_[0], h1 = lane_[1], h2 = lane_[2], h3 = lane_[3];
   std::size_t i = 0;
   for (; i + 32 <= bytes; i += 32) {
     std::uint64_t w[4];
     std::memcpy(w, p + i, 32);
-    for (int k = 0; k < 4; ++k) h[k] = (h[k] ^ w[k]) * prime;
+    h0 = (h0 ^ w[0]) * kPrime;
+    h1 = (h1 ^ w[1]) * kPrime;
+    h2 = (h2 ^ w[2]) * kPrime;
+    h3 = (h3 ^ w[3]) * kPrime;
   }
-  for (int k = 0; i < bytes; ++k) {
+  lane_[0] = h0;
+  lane_[1] = h1;
+  lane_[2] = h2;
+  lane_[3] = h3;
+  carried_ = bytes - i;
+  std::memcpy(carry_, p + i, carried_);
+}
+
+std::uint64_t Checksum64::value() const {
+  std::uint64_t h[4] = {lane_[0], lane_[1], lane_[2], lane_[3]};
+  // The last partial group: its words (the final one zero-padded) into lanes 0, 1, ...
+  for (std::size_t i = 0, k = 0; i < carried_; i += 8, ++k) {
     std::uint64_t w = 0;
-    const std::size_t n = std::min<std::size_t>(8, bytes - i);
-    std::memcpy(&w, p + i, n);
-    h[k % 4] = (h[k % 4] ^ w) * prime;
-    i += n;
+    std::memcpy(&w, carry_ + i, std::min<std::size_t>(8, carried_ - i));
+    h[k] = (h[k] ^ w) * kPrime;
   }
   auto mix = [](std::uint64_t x) {  // a bijective finaliser (splitmix64's)
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
   };
-  std::uint64_t out = bytes;
+  std::uint64_t out = total_;
   for (int k = 0; k < 4; ++k) out = mix(out ^ mix(h[k] + static_cast<std::uint64_t>(k)));
   return out;
+}
+
+std::uint64_t checksum64(const void* data, std::size_t bytes) {
+  Checksum64 sum;
+  sum.update(data, bytes);
+  return sum.value();
 }
 
 namespace detail {
@@ -419,8 +453,8 @@ void CheckpointWriter::write_field(const std::string& name, const Field3D& field
                                   static_cast<hsize_t>(global_cells[2])};
   const std::string dataset = "/fields/" + name;
   std::uint64_t sum = 0;
-  detail::write_field_block(static_cast<hid_t>(file_), partial_, dataset, field, ghost, block,
-                            global_cells, H5P_DEFAULT, &sum);
+  detail::write_field_block(comm_, static_cast<hid_t>(file_), partial_, dataset, field, ghost,
+                            block, global_cells, H5P_DEFAULT, &sum);
   if (block.cells() > 0)
     blocks_.push_back(detail::block_line(
         dataset,

@@ -324,17 +324,23 @@ void CheckpointReader::verify() {
          k += static_cast<std::size_t>(ranks)) {
       const auto& b = blocks[k];
       const auto& e = entry_of(*manifest_, b.dataset, path_);
-      std::size_t bytes = 0;
-      if (e.type == "float64")
-        bytes = read_block(file, b.dataset, H5T_NATIVE_DOUBLE, sizeof(double), b.start, b.count,
-                           buffer);
-      else if (e.type == "int64")
-        bytes = read_block(file, b.dataset, H5T_NATIVE_INT64, sizeof(std::int64_t), b.start,
-                           b.count, buffer);
-      else
+      if (e.type != "float64" && e.type != "int64")
         throw ReadFailure("the manifest names an unknown type " + e.type);
-      const std::uint64_t sum = checksum64(buffer.reserve(0), bytes);
-      if (sum != b.checksum)
+      const hid_t type = e.type == "float64" ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+      // In slabs along the first axis through one bounded buffer, checksummed as they come.
+      hsize_t inner = 1;
+      for (std::size_t a = 1; a < b.count.size(); ++a) inner *= b.count[a];
+      const hsize_t per_slab = std::max<hsize_t>(1, detail::kSlabBytes / (8 * std::max<hsize_t>(inner, 1)));
+      Checksum64 sum;
+      for (hsize_t r = 0; r < b.count[0]; r += per_slab) {
+        auto start = b.start;
+        auto count = b.count;
+        start[0] += r;
+        count[0] = std::min(per_slab, b.count[0] - r);
+        const std::size_t bytes = read_block(file, b.dataset, type, 8, start, count, buffer);
+        sum.update(buffer.reserve(0), bytes);
+      }
+      if (sum.value() != b.checksum)
         throw ReadFailure(
             fmt::format("dataset {} is damaged (checksum mismatch in the block starting at [{}])",
                         b.dataset, fmt::join(b.start, ", ")));
@@ -446,29 +452,36 @@ void CheckpointReader::read_field(const std::string& name, const Field3D& field,
   Handle dset(H5Dopen2(file_of(file_), e.name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw InputError(fmt::format("{}: dataset {} is missing", path_, e.name));
   Handle space(H5Dget_space(dset), H5Sclose);
+  // Slabs of whole planes through one bounded buffer (as the writer does).
   const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
                                         static_cast<std::size_t>(block.extent[1]),
                                         static_cast<std::size_t>(block.extent[2])};
-  Field3D packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::read_field"), n[0],
+  if (block.cells() == 0) return;
+  const std::size_t plane = n[1] * n[2];
+  const std::size_t depth =
+      std::min(n[0], std::max<std::size_t>(1, detail::kSlabBytes / (plane * sizeof(double))));
+  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::read_field"), depth,
                  n[1], n[2]);
-  auto host = Kokkos::create_mirror_view(packed);
-  if (block.cells() > 0) {
-    hsize_t start[3], count[3];
-    for (int a = 0; a < 3; ++a) {
-      start[a] = static_cast<hsize_t>(block.begin[a]);
-      count[a] = static_cast<hsize_t>(block.extent[a]);
-    }
+  auto host = Kokkos::create_mirror_view(buffer);
+  const auto g = static_cast<std::size_t>(ghost);
+  for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
+    const std::size_t rows = std::min(depth, n[0] - i0);
+    const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
+                              static_cast<hsize_t>(block.begin[1]),
+                              static_cast<hsize_t>(block.begin[2])};
+    const hsize_t count[3] = {rows, n[1], n[2]};
     Handle mem(H5Screate_simple(3, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, host.data()) < 0)
       throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", path_, e.name,
                                    detail::hdf5_error_detail()));
+    const auto part = std::make_pair(std::size_t{0}, rows);
+    Kokkos::deep_copy(Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
+                      Kokkos::subview(host, part, Kokkos::ALL, Kokkos::ALL));
+    Kokkos::deep_copy(Kokkos::subview(field, std::make_pair(g + i0, g + i0 + rows),
+                                      std::make_pair(g, g + n[1]), std::make_pair(g, g + n[2])),
+                      Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL));
   }
-  Kokkos::deep_copy(packed, host);
-  const auto g = static_cast<std::size_t>(ghost);
-  auto interior = Kokkos::subview(field, std::make_pair(g, g + n[0]), std::make_pair(g, g + n[1]),
-                                  std::make_pair(g, g + n[2]));
-  Kokkos::deep_copy(interior, packed);
 }
 
 CheckpointStore::CheckpointStore(std::string dir, std::string run_name)

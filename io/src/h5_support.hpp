@@ -100,11 +100,16 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
 
 /// Creates the 3D float64 dataset `dataset` (shape `global_cells`, creation list `dcpl`) and
 /// writes the interior of `field` (extent + 2 * ghost per axis, on the device) as this rank's
-/// hyperslab `block`, collectively. Throws RuntimeError naming the mismatch or HDF5's failure.
-/// With `checksum`, stores there the checkpoint checksum of the block (C order).
-void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
+/// hyperslab `block`, collectively over `comm`, in slabs of a few planes through one small
+/// buffer (no copy of the whole block). Throws RuntimeError naming the mismatch or HDF5's
+/// failure. With `checksum`, stores there the checkpoint checksum of the block (C order).
+void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const std::string& dataset,
                        const Field3D& field, int ghost, const GridBlock& block,
                        std::array<std::int64_t, 3> global_cells, hid_t dcpl,
                        std::uint64_t* checksum = nullptr);
+
+/// Size of the bounded I/O buffers (32 MiB) used for blocks of any size: fresh memory is
+/// expensive to fault in on virtual machines; a small reused buffer is not.
+inline constexpr std::size_t kSlabBytes = std::size_t{32} << 20;
 
 }  // namespace stratus::io::detail

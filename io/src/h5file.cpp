@@ -183,7 +183,7 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
   return file;
 }
 
-void write_field_block(hid_t file, const std::string& path, const std::string& dataset,
+void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const std::string& dataset,
                        const Field3D& field, int ghost, const GridBlock& block,
                        std::array<std::int64_t, 3> global_cells, hid_t dcpl,
                        std::uint64_t* checksum) {
@@ -201,28 +201,9 @@ void write_field_block(hid_t file, const std::string& path, const std::string& d
     }
   }
 
-  // Interior -> contiguous device buffer -> host (a plain mirror when the device is the host).
-  const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
-                                        static_cast<std::size_t>(block.extent[1]),
-                                        static_cast<std::size_t>(block.extent[2])};
-  auto interior = Kokkos::subview(field, std::make_pair(g, g + n[0]), std::make_pair(g, g + n[1]),
-                                  std::make_pair(g, g + n[2]));
-  Field3D packed(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), n[0],
-                 n[1], n[2]);
-  Kokkos::deep_copy(packed, interior);
-  auto host = Kokkos::create_mirror_view(packed);
-  Kokkos::deep_copy(host, packed);
-  if (checksum != nullptr) *checksum = checksum64(host.data(), host.size() * sizeof(double));
-
   const std::string what = "dataset " + dataset;
   hsize_t dims[3];
-  hsize_t start[3];
-  hsize_t count[3];
-  for (int a = 0; a < 3; ++a) {
-    dims[a] = static_cast<hsize_t>(global_cells[a]);
-    start[a] = static_cast<hsize_t>(block.begin[a]);
-    count[a] = static_cast<hsize_t>(block.extent[a]);
-  }
+  for (int a = 0; a < 3; ++a) dims[a] = static_cast<hsize_t>(global_cells[a]);
   Handle file_space(checked(H5Screate_simple(3, dims, nullptr), path, "creating a dataspace"),
                     H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
@@ -231,27 +212,59 @@ void write_field_block(hid_t file, const std::string& path, const std::string& d
                                  H5P_DEFAULT),
                       path, "creating " + what),
               H5Dclose);
-
-  // A rank with an empty block selects nothing but still takes part in the collective write.
-  const bool empty = block.cells() == 0;
-  const hsize_t one[1] = {1};
-  Handle mem_space(
-      checked(empty ? H5Screate_simple(1, one, nullptr) : H5Screate_simple(3, count, nullptr), path,
-              "creating a dataspace"),
-      H5Sclose);
-  if (empty) {
-    checked(H5Sselect_none(file_space), path, "selecting nothing in " + what);
-    checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
-  } else {
-    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
-            "selecting this rank's block of " + what);
-  }
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
   checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
-  double unused = 0.0;
-  const void* data = empty ? static_cast<const void*>(&unused) : host.data();
-  checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,
-          "writing " + what);
+
+  // Slabs of whole planes along x: interior -> small contiguous device buffer -> host (a plain
+  // mirror when the device is the host) -> file. Every rank makes the same number of
+  // collective writes; a rank out of planes selects nothing.
+  const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
+                                        static_cast<std::size_t>(block.extent[1]),
+                                        static_cast<std::size_t>(block.extent[2])};
+  const std::size_t plane = std::max<std::size_t>(n[1] * n[2], 1);
+  const std::size_t per_slab = std::max<std::size_t>(1, kSlabBytes / (plane * sizeof(double)));
+  const std::size_t depth = block.cells() == 0 ? 0 : std::min(per_slab, n[0]);
+  long long slabs = depth == 0 ? 0 : static_cast<long long>((n[0] + depth - 1) / depth);
+  MPI_Allreduce(MPI_IN_PLACE, &slabs, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"),
+                 depth, n[1], n[2]);
+  auto host = Kokkos::create_mirror_view(buffer);
+  Checksum64 sum;
+  for (long long s = 0; s < slabs; ++s) {
+    const std::size_t i0 = std::min(n[0], static_cast<std::size_t>(s) * depth);
+    const std::size_t i1 = std::min(n[0], i0 + depth);
+    const std::size_t rows = i1 - i0;
+    const hsize_t one[1] = {1};
+    const hsize_t count[3] = {rows, n[1], n[2]};
+    Handle mem_space(checked(rows == 0 || block.cells() == 0 ? H5Screate_simple(1, one, nullptr)
+                                                             : H5Screate_simple(3, count, nullptr),
+                             path, "creating a dataspace"),
+                     H5Sclose);
+    double unused = 0.0;
+    const void* data = &unused;
+    if (rows == 0 || block.cells() == 0) {
+      checked(H5Sselect_none(file_space), path, "selecting nothing in " + what);
+      checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
+    } else {
+      const auto part = std::make_pair(std::size_t{0}, rows);
+      Kokkos::deep_copy(
+          Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
+          Kokkos::subview(field, std::make_pair(g + i0, g + i1), std::make_pair(g, g + n[1]),
+                          std::make_pair(g, g + n[2])));
+      Kokkos::deep_copy(Kokkos::subview(host, part, Kokkos::ALL, Kokkos::ALL),
+                        Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL));
+      if (checksum != nullptr) sum.update(host.data(), rows * plane * sizeof(double));
+      const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
+                                static_cast<hsize_t>(block.begin[1]),
+                                static_cast<hsize_t>(block.begin[2])};
+      checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              path, "selecting this rank's block of " + what);
+      data = host.data();
+    }
+    checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,
+            "writing " + what);
+  }
+  if (checksum != nullptr) *checksum = sum.value();
 }
 
 }  // namespace detail
@@ -331,7 +344,8 @@ void H5Writer::write_field(const std::string& dataset, const Field3D& field, int
                            const GridBlock& block, std::array<std::int64_t, 3> global_cells) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  detail::write_field_block(file_, path_, dataset, field, ghost, block, global_cells, H5P_DEFAULT);
+  detail::write_field_block(comm_, file_, path_, dataset, field, ghost, block, global_cells,
+                            H5P_DEFAULT);
 }
 
 void H5Writer::close() {
