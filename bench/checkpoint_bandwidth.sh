@@ -4,7 +4,7 @@
 #
 # The state is the heat solver's field on CELLS^3 cells (512^3 = 1.07 GB, the default). For each
 # rank count: one step, a checkpoint at the end (write, fsync, rename, then a verifying read),
-# then `stratus info --verify` (a full read with every checksum). Then `dd` writes and reads a
+# then a restart from it (every checksum verified, then the state restored). Then `dd` writes and reads a
 # file of the same size. Page caches are dropped before each read when the kernel allows it
 # (root outside a container); the report says whether they were.
 #
