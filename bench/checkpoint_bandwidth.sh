@@ -67,7 +67,8 @@ for ranks in $ranks_list; do
   relog="$("${launch[@]}" "$stratus" run "$dir/bench.toml" --output-dir "$out" --set run.steps=2 2>&1)"
   reline="$(grep -E 'checkpoint: resumed from' <<<"$relog")" ||
     { echo "$relog" | tail -20; echo "no resume line" >&2; exit 1; }
-  read_s="$(sed -E 's/.*read and verified [0-9.]+ MB in ([0-9.]+) s.*/\1/' <<<"$reline")"
+  read_s="$(sed -E 's/.* MB verified in ([0-9.]+) s, restored in ([0-9.]+) s.*/\1 \2/' <<<"$reline" |
+    awk '{ print $1 + $2 }')"
 
   # dd: the same bytes, written with fsync, then read back.
   t0="$(now)"

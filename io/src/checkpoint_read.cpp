@@ -330,7 +330,8 @@ void CheckpointReader::verify() {
       // In slabs along the first axis through one bounded buffer, checksummed as they come.
       hsize_t inner = 1;
       for (std::size_t a = 1; a < b.count.size(); ++a) inner *= b.count[a];
-      const hsize_t per_slab = std::max<hsize_t>(1, detail::kSlabBytes / (8 * std::max<hsize_t>(inner, 1)));
+      const hsize_t per_slab =
+          std::max<hsize_t>(1, detail::kSlabBytes / (8 * std::max<hsize_t>(inner, 1)));
       Checksum64 sum;
       for (hsize_t r = 0; r < b.count[0]; r += per_slab) {
         auto start = b.start;

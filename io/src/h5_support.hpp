@@ -103,9 +103,9 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
 /// hyperslab `block`, collectively over `comm`, in slabs of a few planes through one small
 /// buffer (no copy of the whole block). Throws RuntimeError naming the mismatch or HDF5's
 /// failure. With `checksum`, stores there the checkpoint checksum of the block (C order).
-void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const std::string& dataset,
-                       const Field3D& field, int ghost, const GridBlock& block,
-                       std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
+                       const std::string& dataset, const Field3D& field, int ghost,
+                       const GridBlock& block, std::array<std::int64_t, 3> global_cells, hid_t dcpl,
                        std::uint64_t* checksum = nullptr);
 
 /// Size of the bounded I/O buffers (32 MiB) used for blocks of any size: fresh memory is

@@ -183,9 +183,9 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
   return file;
 }
 
-void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const std::string& dataset,
-                       const Field3D& field, int ghost, const GridBlock& block,
-                       std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
+                       const std::string& dataset, const Field3D& field, int ghost,
+                       const GridBlock& block, std::array<std::int64_t, 3> global_cells, hid_t dcpl,
                        std::uint64_t* checksum) {
   const auto g = static_cast<std::size_t>(ghost);
   for (int a = 0; a < 3; ++a) {
@@ -226,8 +226,8 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const
   const std::size_t depth = block.cells() == 0 ? 0 : std::min(per_slab, n[0]);
   long long slabs = depth == 0 ? 0 : static_cast<long long>((n[0] + depth - 1) / depth);
   MPI_Allreduce(MPI_IN_PLACE, &slabs, 1, MPI_LONG_LONG, MPI_MAX, comm);
-  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"),
-                 depth, n[1], n[2]);
+  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), depth,
+                 n[1], n[2]);
   auto host = Kokkos::create_mirror_view(buffer);
   Checksum64 sum;
   for (long long s = 0; s < slabs; ++s) {
@@ -247,18 +247,17 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path, const
       checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
     } else {
       const auto part = std::make_pair(std::size_t{0}, rows);
-      Kokkos::deep_copy(
-          Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
-          Kokkos::subview(field, std::make_pair(g + i0, g + i1), std::make_pair(g, g + n[1]),
-                          std::make_pair(g, g + n[2])));
+      Kokkos::deep_copy(Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
+                        Kokkos::subview(field, std::make_pair(g + i0, g + i1),
+                                        std::make_pair(g, g + n[1]), std::make_pair(g, g + n[2])));
       Kokkos::deep_copy(Kokkos::subview(host, part, Kokkos::ALL, Kokkos::ALL),
                         Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL));
       if (checksum != nullptr) sum.update(host.data(), rows * plane * sizeof(double));
       const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
                                 static_cast<hsize_t>(block.begin[1]),
                                 static_cast<hsize_t>(block.begin[2])};
-      checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              path, "selecting this rank's block of " + what);
+      checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
+              "selecting this rank's block of " + what);
       data = host.data();
     }
     checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,

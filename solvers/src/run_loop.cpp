@@ -292,14 +292,15 @@ std::int64_t Driver::resume() {
       const double start = wall_seconds();
       io::CheckpointReader reader(comm, path);
       reader.verify();
+      const double verified = wall_seconds();
       check_deck(reader);
       solver_.restore(reader);
       const auto& info = reader.info();
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
-          "{}): read and verified {:.1f} MB in {:.3f} s",
+          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
           path, info.step, info.time, info.decomposition, info.backend,
-          static_cast<double>(reader.bytes()) / 1e6, wall_seconds() - start);
+          static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
         for (std::size_t j = 0; j < k; ++j)
