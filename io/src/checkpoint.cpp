@@ -306,10 +306,10 @@ std::string put_state(hid_t file, MPI_Comm comm, const std::string& path, const 
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
   const std::string dataset = "/state/" + name;
-  Handle dset(
-      checked(H5Dcreate2(file, dataset.c_str(), file_type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT),
-              path, "creating " + dataset),
-      H5Dclose);
+  const Handle dcpl = detail::no_fill_dcpl(path);
+  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), file_type, space, lcpl, dcpl, H5P_DEFAULT),
+                      path, "creating " + dataset),
+              H5Dclose);
   if (values.empty()) return {};  // the same on every rank: nothing to write, nothing to check
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -335,10 +335,11 @@ std::string put_rows(hid_t file, const std::string& path, const std::string& dat
       checked(H5Screate_simple(2, dims.data(), nullptr), path, "creating a dataspace"), H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
-  Handle dset(checked(H5Dcreate2(file, dataset.c_str(), file_type, file_space, lcpl, H5P_DEFAULT,
-                                 H5P_DEFAULT),
-                      path, "creating " + dataset),
-              H5Dclose);
+  const Handle dcpl = detail::no_fill_dcpl(path);
+  Handle dset(
+      checked(H5Dcreate2(file, dataset.c_str(), file_type, file_space, lcpl, dcpl, H5P_DEFAULT),
+              path, "creating " + dataset),
+      H5Dclose);
   if (n_global == 0) return {};  // the same on every rank
   const std::vector<hsize_t> start{static_cast<hsize_t>(block.first), 0};
   const std::vector<hsize_t> count{static_cast<hsize_t>(block.count), static_cast<hsize_t>(ncomp)};
@@ -454,7 +455,7 @@ void CheckpointWriter::write_field(const std::string& name, const Field3D& field
   const std::string dataset = "/fields/" + name;
   std::uint64_t sum = 0;
   detail::write_field_block(comm_, static_cast<hid_t>(file_), partial_, dataset, field, ghost,
-                            block, global_cells, H5P_DEFAULT, &sum);
+                            block, global_cells, &sum);
   if (block.cells() > 0)
     blocks_.push_back(detail::block_line(
         dataset,

@@ -98,18 +98,29 @@ void create_groups(hid_t file, const std::string& path, const std::string& group
 hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::string& format,
                           const std::string& resolved_deck);
 
-/// Creates the 3D float64 dataset `dataset` (shape `global_cells`, creation list `dcpl`) and
+/// A dataset creation list without fill values. Parallel HDF5 allocates datasets at creation
+/// and would otherwise write zeros over every byte before the data itself: twice the bytes.
+/// Every dataset Stratus creates is written whole, so a fill value is never seen.
+Handle no_fill_dcpl(const std::string& path);
+
+/// Creates the 3D float64 dataset `dataset` (shape `global_cells`, no fill values) and
 /// writes the interior of `field` (extent + 2 * ghost per axis, on the device) as this rank's
 /// hyperslab `block`, collectively over `comm`, in slabs of a few planes through one small
 /// buffer (no copy of the whole block). Throws RuntimeError naming the mismatch or HDF5's
 /// failure. With `checksum`, stores there the checkpoint checksum of the block (C order).
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                        const std::string& dataset, const Field3D& field, int ghost,
-                       const GridBlock& block, std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+                       const GridBlock& block, std::array<std::int64_t, 3> global_cells,
                        std::uint64_t* checksum = nullptr);
 
 /// Size of the bounded I/O buffers (32 MiB) used for blocks of any size: fresh memory is
 /// expensive to fault in on virtual machines; a small reused buffer is not.
 inline constexpr std::size_t kSlabBytes = std::size_t{32} << 20;
+
+/// Asks the kernel to back [data, data + bytes) with huge pages where it can (2 MiB pages:
+/// a 32 MiB buffer faults in 16 times instead of 8192; measured here, the first read into a
+/// fresh 32 MiB buffer took 0.15 s with 4 KiB pages, 0.03-0.09 s with huge pages). Call before
+/// the memory is first touched; a hint only, ignored where unsupported.
+void advise_huge_pages(const void* data, std::size_t bytes);
 
 }  // namespace stratus::io::detail

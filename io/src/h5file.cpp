@@ -10,10 +10,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <string_view>
 #include <utility>
+
+#include <sys/mman.h>
 
 namespace stratus::io {
 
@@ -183,9 +186,29 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
   return file;
 }
 
+void advise_huge_pages(const void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+  if (end > begin)
+    (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // NOLINT
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+Handle no_fill_dcpl(const std::string& path) {
+  Handle dcpl(checked(H5Pcreate(H5P_DATASET_CREATE), path, "creating a dataset creation list"),
+              H5Pclose);
+  checked(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), path, "disabling fill values");
+  return dcpl;
+}
+
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                        const std::string& dataset, const Field3D& field, int ghost,
-                       const GridBlock& block, std::array<std::int64_t, 3> global_cells, hid_t dcpl,
+                       const GridBlock& block, std::array<std::int64_t, 3> global_cells,
                        std::uint64_t* checksum) {
   const auto g = static_cast<std::size_t>(ghost);
   for (int a = 0; a < 3; ++a) {
@@ -208,6 +231,7 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                     H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
+  const Handle dcpl = no_fill_dcpl(path);
   Handle dset(checked(H5Dcreate2(file, dataset.c_str(), H5T_IEEE_F64LE, file_space, lcpl, dcpl,
                                  H5P_DEFAULT),
                       path, "creating " + what),
@@ -229,6 +253,8 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
   Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), depth,
                  n[1], n[2]);
   auto host = Kokkos::create_mirror_view(buffer);
+  advise_huge_pages(buffer.data(), buffer.span() * sizeof(double));
+  if (host.data() != buffer.data()) advise_huge_pages(host.data(), host.span() * sizeof(double));
   Checksum64 sum;
   for (long long s = 0; s < slabs; ++s) {
     const std::size_t i0 = std::min(n[0], static_cast<std::size_t>(s) * depth);
@@ -343,8 +369,7 @@ void H5Writer::write_field(const std::string& dataset, const Field3D& field, int
                            const GridBlock& block, std::array<std::int64_t, 3> global_cells) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
-  detail::write_field_block(comm_, file_, path_, dataset, field, ghost, block, global_cells,
-                            H5P_DEFAULT);
+  detail::write_field_block(comm_, file_, path_, dataset, field, ghost, block, global_cells);
 }
 
 void H5Writer::close() {
