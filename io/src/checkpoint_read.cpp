@@ -65,22 +65,6 @@ T rchecked(T result, std::string_view what) {
 
 hid_t file_of(std::int64_t id) { return static_cast<hid_t>(id); }
 
-std::string string_attribute(hid_t file, const char* name) {
-  if (H5Aexists(file, name) <= 0) return {};
-  Handle attr(rchecked(H5Aopen(file, name, H5P_DEFAULT), name), H5Aclose);
-  Handle type(rchecked(H5Aget_type(attr), name), H5Tclose);
-  if (H5Tget_class(type) != H5T_STRING) return {};
-  Handle mem(rchecked(H5Tcopy(H5T_C_S1), name), H5Tclose);
-  rchecked(H5Tset_size(mem, H5T_VARIABLE), name);
-  rchecked(H5Tset_cset(mem, H5Tget_cset(type)), name);
-  if (H5Tis_variable_str(type) <= 0) return {};
-  char* text = nullptr;
-  rchecked(H5Aread(attr, mem, &text), name);
-  std::string out = text ? text : "";
-  H5free_memory(text);
-  return out;
-}
-
 std::int64_t int_attribute(hid_t file, const char* name, std::int64_t missing) {
   if (H5Aexists(file, name) <= 0) return missing;
   Handle attr(rchecked(H5Aopen(file, name, H5P_DEFAULT), name), H5Aclose);
@@ -283,7 +267,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
       throw ReadFailure(
           fmt::format("cannot be opened: truncated or damaged{}", detail::hdf5_error_detail()));
     file_ = file;
-    const std::string format = string_attribute(file, "stratus_format");
+    const std::string format = detail::read_string_attribute(file, "stratus_format");
     if (format != "checkpoint")
       throw ReadFailure(format.empty() ? "not a Stratus checkpoint (no stratus_format attribute)"
                                        : "not a checkpoint (a Stratus '" + format + "' file)");
@@ -297,7 +281,8 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
     rchecked(H5Sget_simple_extent_dims(space, &n, nullptr), "/checkpoint/manifest");
     read_rows(file, "/checkpoint/manifest", H5T_NATIVE_UCHAR, 0, n, bytes, {n});
     const std::string text(bytes.begin(), bytes.end());
-    if (string_attribute(file, "manifest_checksum") != fmt::format("{:016x}", checksum64(text)))
+    if (detail::read_string_attribute(file, "manifest_checksum") !=
+        fmt::format("{:016x}", checksum64(text)))
       throw ReadFailure("the manifest does not match its checksum (damaged)");
     manifest = parse_manifest(text);
     if (manifest.version != kCheckpointFormatVersion)

@@ -89,6 +89,10 @@ void put_string_attribute(hid_t file, const std::string& path, const std::string
 void put_string_array_attribute(hid_t file, const std::string& path, const std::string& object,
                                 const std::string& name, const std::vector<std::string>& value);
 
+/// The scalar string attribute `name` of the object `obj` (fixed or variable length, as any
+/// writer stores it); "" when it is absent, not a string, or unreadable.
+std::string read_string_attribute(hid_t obj, const char* name);
+
 /// Creates group `group` of `file` and its missing parents (collective in parallel files).
 void create_groups(hid_t file, const std::string& path, const std::string& group);
 

@@ -87,6 +87,34 @@ void put_numeric_attribute(hid_t file, const std::string& path, const std::strin
   put_attribute(file, path, object, name, file_type, mem_type, space, data);
 }
 
+std::string read_string_attribute(hid_t obj, const char* name) {
+  if (H5Aexists(obj, name) <= 0) return {};
+  Handle attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  if (!attr.valid()) return {};
+  Handle type(H5Aget_type(attr), H5Tclose);
+  if (!type.valid() || H5Tget_class(type) != H5T_STRING) return {};
+  Handle space(H5Aget_space(attr), H5Sclose);
+  if (!space.valid() || H5Sget_simple_extent_npoints(space) != 1) return {};
+  Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (!mem.valid()) return {};
+  H5Tset_cset(mem, H5Tget_cset(type));
+  if (H5Tis_variable_str(type) > 0) {
+    H5Tset_size(mem, H5T_VARIABLE);
+    char* text = nullptr;
+    if (H5Aread(attr, mem, &text) < 0) return {};
+    std::string out = text != nullptr ? text : "";
+    H5free_memory(text);
+    return out;
+  }
+  const std::size_t size = H5Tget_size(type);
+  std::string out(size + 1, '\0');
+  H5Tset_size(mem, size + 1);
+  H5Tset_strpad(mem, H5T_STR_NULLTERM);
+  if (H5Aread(attr, mem, out.data()) < 0) return {};
+  out.resize(std::char_traits<char>::length(out.c_str()));
+  return out;
+}
+
 void put_string_attribute(hid_t file, const std::string& path, const std::string& object,
                           const std::string& name, const std::string& value) {
   Handle type = make_string_type(path);

@@ -65,8 +65,8 @@ class Parser {
     return v;
   }
 
-  LammpsData parse() {
-    LammpsData d;
+  AtomConfiguration parse() {
+    AtomConfiguration d;
     bool have_box[3] = {false, false, false};
     // Header: until the first section keyword.
     for (; lines_.next < lines_.words.size(); ++lines_.next) {
@@ -190,7 +190,7 @@ class Parser {
 
 }  // namespace
 
-LammpsData parse_lammps_data(const std::string& path, const std::string& text) {
+AtomConfiguration parse_lammps_data(const std::string& path, const std::string& text) {
   return Parser(path, text).parse();
 }
 

@@ -1,5 +1,6 @@
 // Initial configurations from LAMMPS data files: parsing, errors with file:line, and the same
 // physics as the equivalent lattice deck.
+#include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/solvers/md/lattice.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+
+#include <hdf5.h>
 
 using namespace stratus;
 
@@ -111,6 +114,97 @@ TEST(LammpsData, SameStateAsTheLatticeDeck) {
   EXPECT_NEAR(b_th.potential, a_th.potential, 1e-12);
   EXPECT_NEAR(b_th.pressure, a_th.pressure, 1e-11);
   EXPECT_EQ(b_th.kinetic, 0.0);
+  MPI_Barrier(ctx.comm());
+  if (ctx.rank() == 0) std::remove(path.c_str());
+}
+
+namespace {
+
+io::Deck md_deck(const std::string& setup) {
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  return io::load_deck(
+      "h5md.toml",
+      "[run]\nsolver = \"md\"\nsteps = 0\n" + setup +
+          "[md.pair]\ncutoff = 2.5\n[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 1.0\nsigma = "
+          "1.0\n",
+      std::vector<std::string>{}, common_schema(registry),
+      [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
+}
+
+std::string h5md_error(Context& ctx, const std::string& path, std::int64_t frame = -1) {
+  try {
+    io::read_h5md_frame(ctx.comm(), path, "all", frame, 0);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+// A liquid run for 40 steps, its state written as one H5MD frame and read back as the initial
+// configuration of a new run: the same kinetic and potential energy and pressure, at any rank
+// count (positions and velocities travel bit for bit; the sums may be taken in another order).
+TEST(H5mdStart, SameStateAsTheRunThatWroteIt) {
+  Context& ctx = stratus::testing::context();
+  const std::string path = "md_h5md_start_test.h5md";
+  const io::Deck lattice_deck = md_deck(
+      "[md.lattice]\ndensity = 0.8442\ncells = [5, 5, 5]\n[md.velocity]\ntemperature = "
+      "1.44\n");
+  md::MdSolver run(ctx, lattice_deck);
+  for (int s = 0; s < 40; ++s) run.step();
+  const auto before = run.thermo();
+  {
+    const auto& a = run.atoms();
+    const Box& box = run.box();
+    io::H5mdWriter out(ctx.comm(), path, "deck", run.natoms(),
+                       {box.length(0), box.length(1), box.length(2)}, "", "");
+    out.append(40, 0.2, a.x, a.v, a.type, a.id, a.image, a.nlocal);
+    out.append(41, 0.205, a.x, a.v, a.type, a.id, a.image, a.nlocal);  // a later frame
+  }
+  const auto first = io::read_h5md_frame(ctx.comm(), path, "all", 0, 0);
+  EXPECT_EQ(first.natoms, 500);
+  EXPECT_EQ(first.ntypes, 1);
+  ASSERT_EQ(first.velocities.size(), 500u);
+
+  md::MdSolver resumed(ctx, md_deck("[md.read_h5md]\nfile = \"" + path + "\"\n"));
+  EXPECT_EQ(resumed.natoms(), 500);
+  const auto after = resumed.thermo();
+  EXPECT_NEAR(after.kinetic, before.kinetic, 1e-13 * std::abs(before.kinetic));
+  EXPECT_NEAR(after.potential, before.potential, 1e-12 * std::abs(before.potential));
+  EXPECT_NEAR(after.pressure, before.pressure, 1e-11 * std::abs(before.pressure));
+  // [md.velocity] replaces the file's velocities.
+  md::MdSolver cold(ctx, md_deck("[md.read_h5md]\nfile = \"" + path +
+                                 "\"\nframe = 0\n[md.velocity]\ntemperature = 0.0\n"));
+  EXPECT_EQ(cold.thermo().kinetic, 0.0);
+  EXPECT_NEAR(cold.thermo().potential, before.potential, 1e-12 * std::abs(before.potential));
+
+  // Errors name the file, the object and what was expected.
+  EXPECT_EQ(h5md_error(ctx, path, 2),
+            path +
+                ": frame 2 was asked for (md.read_h5md.frame); "
+                "/particles/all/position/value has 2 frames (0 .. 1, or -1 .. -2 from the end)");
+  EXPECT_EQ(h5md_error(ctx, "no_such_file.h5md"), "no_such_file.h5md: no such file");
+  if (ctx.rank() == 0) {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t dset = H5Dopen2(file, "/particles/all/position/value", H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, 2);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(dset, "unit", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, "nm");
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(dset);
+    H5Fclose(file);
+  }
+  MPI_Barrier(ctx.comm());
+  EXPECT_EQ(h5md_error(ctx, path),
+            path +
+                ": /particles/all/position/value@unit is 'nm'; the md solver runs in "
+                "Lennard-Jones reduced units and does not convert physical units");
   MPI_Barrier(ctx.comm());
   if (ctx.rank() == 0) std::remove(path.c_str());
 }

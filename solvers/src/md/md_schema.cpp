@@ -61,6 +61,26 @@ void MdSolver::declare_sections(Schema& schema) {
   data.optional = true;
   data.add_string("file", "Path of the data file (relative to the working directory).");
 
+  auto& h5md = schema.section(
+      "md.read_h5md",
+      "Initial configuration from one frame of an H5MD 1.1 file (a Stratus trajectory, or any "
+      "H5MD writer's: orthogonal periodic box, positions in reduced units) instead of "
+      "[md.lattice]. Takes position, box/edges, and id, species, image, velocity when present "
+      "(defaults: id = row, type 1, image 0, zero velocity). The number of types is that of "
+      "md.masses. Without [md.velocity], the frame's velocities are used.",
+      "md");
+  h5md.optional = true;
+  h5md.add_string("file", "Path of the H5MD file (relative to the working directory).");
+  h5md.add_string("group", "Particle group under /particles.").set_default(std::string("all"));
+  h5md.add_int("frame", "Frame to start from: 0 the first, -1 the last, -2 the one before, ...")
+      .set_default(std::int64_t{-1});
+  h5md.add_int("index_base",
+               "What the file's first id and first species are: 0 in files Stratus writes, 1 in "
+               "files that count atoms and types from 1.")
+      .at_least(0.0)
+      .at_most(1.0)
+      .set_default(std::int64_t{0});
+
   auto& pair = schema.section("md.pair", "Pair interactions.", "md");
   pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
   pair.add_real("cutoff", "Global cutoff (used by every type pair without its own).")

@@ -1,5 +1,6 @@
 #include "stratus/solvers/md/md_solver.hpp"
 
+#include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/kernels/md/integrate.hpp"
@@ -85,12 +86,16 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
   // Box and decomposition from the lattice.
   // The box: from the lattice, or from the data file (shifted to start at the origin).
   const bool lattice = deck.has_section("md.lattice");
-  if (lattice == deck.has_section("md.read_data"))
-    throw lattice
-        ? deck.error_at("md.read_data.file", "give either [md.lattice] or [md.read_data], not both")
-        : deck.error_at("run.solver",
-                        "the md solver needs an initial configuration: give [md.lattice] or "
-                        "[md.read_data]");
+  const bool data = deck.has_section("md.read_data");
+  const bool h5md = deck.has_section("md.read_h5md");
+  if (lattice + data + h5md != 1) {
+    if (lattice + data + h5md == 0)
+      throw deck.error_at("run.solver",
+                          "the md solver needs an initial configuration: give [md.lattice], "
+                          "[md.read_data] or [md.read_h5md]");
+    throw deck.error_at(h5md ? "md.read_h5md.file" : "md.read_data.file",
+                        "give one of [md.lattice], [md.read_data] and [md.read_h5md], not two");
+  }
   if (lattice) {
     if (!deck.has_section("md.velocity"))
       throw deck.error_at("md.lattice.cells",
@@ -103,11 +108,19 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
       box_.hi[d] = a * static_cast<double>(cells[d]);
     }
   } else {
-    const std::string& file = deck.string("md.read_data.file");
-    data_ = std::make_unique<io::LammpsData>(
-        io::parse_lammps_data(file, io::read_text_file(ctx.comm(), file, "LAMMPS data file")));
-    if (data_->ntypes != ntypes_)
-      throw deck.error_at(deck.origin("md.masses").is_default ? "md.read_data.file" : "md.masses",
+    const std::string key = data ? "md.read_data.file" : "md.read_h5md.file";
+    const std::string& file = deck.string(key);
+    if (data) {
+      data_ = std::make_unique<io::AtomConfiguration>(
+          io::parse_lammps_data(file, io::read_text_file(ctx.comm(), file, "LAMMPS data file")));
+    } else {
+      data_ = std::make_unique<io::AtomConfiguration>(io::read_h5md_frame(
+          ctx.comm(), file, deck.string("md.read_h5md.group"), deck.integer("md.read_h5md.frame"),
+          static_cast<int>(deck.integer("md.read_h5md.index_base"))));
+    }
+    // A data file declares its type count; an H5MD frame's highest species must exist.
+    if (data ? data_->ntypes != ntypes_ : data_->ntypes > ntypes_)
+      throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
                           fmt::format("{} has {} atom types but md.masses gives {} masses", file,
                                       data_->ntypes, ntypes_));
     for (int d = 0; d < 3; ++d) {

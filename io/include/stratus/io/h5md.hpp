@@ -18,6 +18,7 @@
 #pragma once
 
 #include "stratus/core/types.hpp"
+#include "stratus/io/lammps_data.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -88,5 +89,17 @@ class H5mdWriter {
   hid_t file_ = -1;
   std::array<hid_t, kSlots> datasets_{};
 };
+
+/// Frame `frame` (negative: counted from the end, -1 the last) of particle group `group` of the
+/// H5MD file `path`, as an initial configuration (collective over `comm`: rank 0 reads, every
+/// rank gets the whole configuration). Needs position (time-dependent or fixed) and box/edges
+/// (3 edges or a diagonal 3 x 3 matrix, fixed or per frame; box@boundary periodic when given);
+/// takes id, species, image and velocity when present (defaults: id = row, species = first
+/// type, image 0, no velocities). Ids and species count from `index_base` (0 in files Stratus
+/// writes, 1 in files whose ids and types count from 1). Positions in physical units (a `unit`
+/// attribute) are refused: the md solver runs in Lennard-Jones reduced units. The box starts at
+/// the origin. Throws InputError ("PATH: what is wrong", naming the HDF5 object) on every rank.
+AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const std::string& group,
+                                  std::int64_t frame, int index_base);
 
 }  // namespace stratus::io

@@ -18,9 +18,10 @@ struct DataAtom {
   std::array<int, 3> image{};
 };
 
-struct LammpsData {
+/// An initial configuration read from a file (a LAMMPS data file or an H5MD frame).
+struct AtomConfiguration {
   std::int64_t natoms = 0;
-  int ntypes = 0;
+  int ntypes = 0;                               ///< the header's count (data), max type + 1 (H5MD)
   Box box;                                      ///< xlo xhi, ylo yhi, zlo zhi
   std::vector<Real> masses;                     ///< per type, empty without a Masses section
   std::vector<DataAtom> atoms;                  ///< every atom, in file order
@@ -32,6 +33,6 @@ struct LammpsData {
 /// Atoms (style atomic: id type x y z [ix iy iz]) and Velocities (id vx vy vz). Ids must be
 /// 1..N, each once. Throws InputError naming path:line, what was expected and what was found,
 /// for anything else (a tilted box, another section, a short line, a duplicate id, ...).
-LammpsData parse_lammps_data(const std::string& path, const std::string& text);
+AtomConfiguration parse_lammps_data(const std::string& path, const std::string& text);
 
 }  // namespace stratus::io

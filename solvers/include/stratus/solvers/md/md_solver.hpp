@@ -128,9 +128,9 @@ class MdSolver : public Solver {
   // every rank (they depend only on global sums).
   std::vector<double> chain_xi_, chain_v_, chain_q_;
   double dof_ = 0;
-  double tail_energy_ = 0, tail_virial_ = 0;  // global totals
-  double pair_energy_ = 0, pair_virial_ = 0;  // local sums of the last force computation
-  std::unique_ptr<io::LammpsData> data_;      // the initial configuration, when read from a file
+  double tail_energy_ = 0, tail_virial_ = 0;     // global totals
+  double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
+  std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
   std::int64_t trajectory_every_ = 0;
   std::int64_t trajectory_part_ = 0;    // index of the part being written (or the next one)
