@@ -4,6 +4,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -82,7 +83,10 @@ class FftwBackend final : public LocalBackend {
   std::unique_ptr<LocalPlan> plan(Kind kind, LineBatch lines, double* in, double* out) override {
     const std::lock_guard<std::mutex> lock(planner_mutex());
 #ifdef STRATUS_FFTW_THREADS
-    fftw_plan_with_nthreads(threads_);
+    // Threads only pay off on large batches: about 32k points per thread at least.
+    const std::int64_t points = lines.n * lines.batch;
+    const int useful = static_cast<int>(std::max<std::int64_t>(1, points / 32768));
+    fftw_plan_with_nthreads(std::min(threads_, useful));
 #endif
     const int n = static_cast<int>(lines.n);
     const int howmany = static_cast<int>(lines.batch);
