@@ -40,7 +40,7 @@ class SpectralSolver : public Solver {
   void restore(const io::CheckpointReader& in) override;
   [[nodiscard]] std::uint64_t state_bytes() const override;
   [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    return {"spectral.output."};
+    return {"spectral.output.", "spectral.fft."};
   }
 
   /// Advances one time step. Collective.
