@@ -47,12 +47,12 @@ def main():
     ax.plot([REFERENCE_PEAK[0]], [REFERENCE_PEAK[1]], "kx", markersize=9,
             label="fine-grid reference peak (van Rees et al. 2011)")
     ax.annotate(f"peak {eps[k]:.4f} at t = {t[k]:.2f}", (t[k], eps[k]), textcoords="offset points",
-                xytext=(10, 5))
+                xytext=(25, 18), arrowprops=dict(arrowstyle="-", lw=0.5))
     ax.set_xlabel("t")
     ax.set_ylabel("dissipation rate")
     ax.set_title(args.title, fontsize=10)
     ax.set_xlim(0, max(t))
-    ax.set_ylim(0, None)
+    ax.set_ylim(0, 1.5 * max(eps))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
