@@ -1,5 +1,5 @@
 # FindFFTW3: double-precision FFTW 3 and its MPI interface.
-# Defines FFTW3::fftw3 and FFTW3::fftw3_mpi (when found) and FFTW3_VERSION.
+# Defines FFTW3::fftw3, FFTW3::fftw3_omp and FFTW3::fftw3_mpi (when found) and FFTW3_VERSION.
 find_package(PkgConfig QUIET)
 if(PkgConfig_FOUND)
   pkg_check_modules(PC_FFTW3 QUIET fftw3)
@@ -7,6 +7,7 @@ endif()
 find_path(FFTW3_INCLUDE_DIR fftw3.h HINTS ${PC_FFTW3_INCLUDE_DIRS})
 find_library(FFTW3_LIBRARY fftw3 HINTS ${PC_FFTW3_LIBRARY_DIRS})
 find_library(FFTW3_MPI_LIBRARY fftw3_mpi HINTS ${PC_FFTW3_LIBRARY_DIRS})
+find_library(FFTW3_OMP_LIBRARY fftw3_omp HINTS ${PC_FFTW3_LIBRARY_DIRS})
 set(FFTW3_VERSION "${PC_FFTW3_VERSION}")
 
 include(FindPackageHandleStandardArgs)
@@ -16,10 +17,15 @@ if(FFTW3_FOUND AND NOT TARGET FFTW3::fftw3)
   add_library(FFTW3::fftw3 UNKNOWN IMPORTED)
   set_target_properties(FFTW3::fftw3 PROPERTIES IMPORTED_LOCATION "${FFTW3_LIBRARY}"
                                                 INTERFACE_INCLUDE_DIRECTORIES "${FFTW3_INCLUDE_DIR}")
+  if(FFTW3_OMP_LIBRARY)
+    add_library(FFTW3::fftw3_omp UNKNOWN IMPORTED)
+    set_target_properties(FFTW3::fftw3_omp PROPERTIES IMPORTED_LOCATION "${FFTW3_OMP_LIBRARY}")
+    target_link_libraries(FFTW3::fftw3_omp INTERFACE FFTW3::fftw3)
+  endif()
   if(FFTW3_MPI_LIBRARY)
     add_library(FFTW3::fftw3_mpi UNKNOWN IMPORTED)
     set_target_properties(FFTW3::fftw3_mpi PROPERTIES IMPORTED_LOCATION "${FFTW3_MPI_LIBRARY}")
     target_link_libraries(FFTW3::fftw3_mpi INTERFACE FFTW3::fftw3 MPI::MPI_C)
   endif()
 endif()
-mark_as_advanced(FFTW3_INCLUDE_DIR FFTW3_LIBRARY FFTW3_MPI_LIBRARY)
+mark_as_advanced(FFTW3_INCLUDE_DIR FFTW3_LIBRARY FFTW3_MPI_LIBRARY FFTW3_OMP_LIBRARY)

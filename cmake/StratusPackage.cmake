@@ -1,8 +1,8 @@
 # Installs Stratus as a CMake package: find_package(Stratus) gives Stratus::core, Stratus::io,
-# Stratus::kernels and Stratus::solvers (see tests/consumer for a project that uses it).
+# Stratus::kernels, Stratus::fft and Stratus::solvers (see tests/consumer for a project that uses it).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS stratus_core stratus_io stratus_solvers stratus_kernels stratus_warnings
+install(TARGETS stratus_core stratus_fft stratus_io stratus_solvers stratus_kernels stratus_warnings
         EXPORT StratusTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -15,6 +15,6 @@ configure_package_config_file(cmake/StratusConfig.cmake.in
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Stratus)
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/StratusConfigVersion.cmake"
   COMPATIBILITY SameMinorVersion)
-install(FILES "${CMAKE_CURRENT_BINARY_DIR}/StratusConfig.cmake"
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/StratusConfig.cmake" cmake/FindFFTW3.cmake
               "${CMAKE_CURRENT_BINARY_DIR}/StratusConfigVersion.cmake"
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Stratus)

@@ -3,6 +3,7 @@
 #include "stratus/solvers/heat.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
 #include "stratus/solvers/solver.hpp"
+#include "stratus/solvers/spectral.hpp"
 
 #include <fmt/format.h>
 
@@ -39,6 +40,13 @@ void register_builtin_solvers(SolverRegistry& registry) {
                   [](Context& ctx, const io::Deck& deck) {
                     return std::make_unique<md::MdSolver>(ctx, deck);
                   }});
+  registry.add(SolverEntry{
+      "spectral",
+      "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed FFTs)",
+      [](Schema& s) { SpectralSolver::declare_sections(s); },
+      [](Context& ctx, const io::Deck& deck) {
+        return std::make_unique<SpectralSolver>(ctx, deck);
+      }});
 }
 
 Schema common_schema(const SolverRegistry& registry) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Spectral Navier-Stokes: time per step against the time of the FFTs one step needs, measured
+# standalone with the same plans in the same run (spectral.output.fft_timing), at 64^3 and
+# 128^3 modes on 1 and 2 ranks. Reports the share of the step spent outside FFTs and transposes
+# (pointwise kernels, reductions, launches): the target is under 30%.
+#
+#   bench/spectral_step.sh                 64 and 128, 1 and 2 ranks, RK4, rotational form
+#   SIZES="128 256" STEPS=10 bench/spectral_step.sh
+#   EXTRA='--set spectral.nonlinear="skew"' bench/spectral_step.sh
+#
+# One thread per rank at 2 ranks, 2 threads at 1 rank (ranks x threads = 2 cores here); set
+# THREADS to change that. Machines here are shared: compare figures of one run only.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+stratus="${STRATUS:-$here/build/apps/stratus}"
+sizes="${SIZES:-64 128}"
+ranks_list="${RANKS:-1 2}"
+steps="${STEPS:-20}"
+extra="${EXTRA:-}"
+[ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_PROC_BIND=false
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+
+printf '%-6s %-6s %-26s %12s %14s %10s\n' size ranks transform "step [ms]" "FFTs [ms]" outside
+for n in $sizes; do
+  for r in $ranks_list; do
+    threads="${THREADS:-$((2 / r > 0 ? 2 / r : 1))}"
+    log="$work/run_${n}_${r}.log"
+    # shellcheck disable=SC2086
+    OMP_NUM_THREADS=$threads mpiexec -n "$r" --oversubscribe "$stratus" run \
+      "$here/inputs/cfd/isotropic_forced.toml" --output-dir "$work/out_${n}_${r}" --restart none \
+      --set "spectral.points=[$n,$n,$n]" --set "run.steps=$steps" \
+      --set spectral.output.fft_timing=true --set spectral.output.diag_every=0 \
+      --set spectral.output.spectrum_every=0 --set spectral.output.snapshot_every=0 \
+      --set 'checkpoint.interval="off"' --set checkpoint.at_end=false $extra >"$log" 2>&1 ||
+      { echo "run failed ($n^3, $r ranks):" >&2; tail -20 "$log" >&2; exit 1; }
+    line="$(grep 'fft timing' "$log")"
+    step="$(sed -E 's/.*step ([0-9.]+) ms.*/\1/' <<<"$line")"
+    fft="$(sed -E 's/.*one step ([0-9.]+) ms.*/\1/' <<<"$line")"
+    out="$(sed -E 's/.*transposes ([0-9.]+%).*/\1/' <<<"$line")"
+    what="$(sed -E 's/.*\((.*)\)$/\1/' <<<"$line" | sed -E 's/ \(fftw3.*//')"
+    printf '%-6s %-6s %-26s %12s %14s %10s\n' "$n^3" "$r" "$what x $threads thr" "$step" "$fft" "$out"
+  done
+done

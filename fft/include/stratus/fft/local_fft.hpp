@@ -1,0 +1,57 @@
+// Batched one-dimensional FFTs on one device: the interface every FFT library plugs into.
+//
+// Plain C++ (no Kokkos, no MPI), so that a backend compiles on its own: the cuFFT backend is
+// compiled by nvcc in CI (test fft.cufft_backend_compiles) although nothing CUDA runs there.
+// Complex numbers are two interleaved doubles (re, im), the layout of fftw_complex,
+// cufftDoubleComplex and Kokkos::complex<double>.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace stratus::fft {
+
+/// The transforms a plan performs. Forward transforms use exp(-i k x), backward exp(+i k x);
+/// none is normalised.
+enum class Kind { r2c, c2r, c2c_forward, c2c_backward };
+
+/// What one plan transforms: `batch` contiguous lines of length `n` (complex lines of a r2c/c2r
+/// transform have n / 2 + 1 entries), line after line.
+struct LineBatch {
+  std::int64_t n = 0;
+  std::int64_t batch = 0;
+};
+
+/// A plan made once and executed many times. `in` and `out` must have the alignment of the
+/// arrays the plan was made with (whole Kokkos or cudaMalloc allocations always do); an
+/// in-place plan is executed with in == out.
+class LocalPlan {
+ public:
+  virtual ~LocalPlan() = default;
+  virtual void execute(double* in, double* out) = 0;
+};
+
+/// A factory of plans for one FFT library on one device.
+class LocalBackend {
+ public:
+  virtual ~LocalBackend() = default;
+  /// "fftw3 (2 threads)", "cufft", ...
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// Makes a plan for `kind` on `lines`. `in` and `out` are arrays of the sizes the plan needs,
+  /// used for planning only (their contents may be overwritten); in == out makes an in-place
+  /// plan. Throws std::runtime_error naming the library's error.
+  virtual std::unique_ptr<LocalPlan> plan(Kind kind, LineBatch lines, double* in, double* out) = 0;
+  /// Waits until every transform launched so far has finished (a no-op on the host).
+  virtual void synchronize() {}
+};
+
+/// FFTW 3 on the host with `threads` threads; `measure`: FFTW_MEASURE planning (slower plans,
+/// faster transforms) instead of FFTW_ESTIMATE.
+std::unique_ptr<LocalBackend> make_fftw_backend(int threads, bool measure);
+
+/// cuFFT on the current CUDA device (only in builds with the CUDA backend of Kokkos; throws
+/// std::runtime_error elsewhere).
+std::unique_ptr<LocalBackend> make_cufft_backend();
+
+}  // namespace stratus::fft

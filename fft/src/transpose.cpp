@@ -1,0 +1,178 @@
+#include "transpose.hpp"
+
+#include <stdexcept>
+
+namespace stratus::fft {
+
+namespace {
+
+using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+using ConstComplexArray = Kokkos::View<const Complex*, DevMemSpace, Unmanaged>;
+using ComplexArray = Kokkos::View<Complex*, DevMemSpace, Unmanaged>;
+
+template <class T>
+Kokkos::View<T*, DevMemSpace> to_device(const std::string& label, const std::vector<T>& values) {
+  Kokkos::View<T*, DevMemSpace> v(label, values.size());
+  auto h = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < values.size(); ++i) h(i) = values[i];
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+Kokkos::Array<std::int64_t, 3> storage_extents(const BlockLayout& l) {
+  return {l.extent[l.order[0]], l.extent[l.order[1]], l.extent[l.order[2]]};
+}
+
+}  // namespace
+
+Transpose::Transpose(MPI_Comm comm, BlockLayout in, BlockLayout out, int split_in, int split_out,
+                     const Ranges& in_ranges, const Ranges& out_ranges, bool gpu_aware)
+    : comm_(comm), in_(in), out_(out), split_in_(split_in), split_out_(split_out) {
+  MPI_Comm_size(comm, &size_);
+  if (static_cast<int>(in_ranges.size()) != size_ || static_cast<int>(out_ranges.size()) != size_)
+    throw std::logic_error("Transpose: one range per rank expected");
+  if (size_ == 1) return;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int third = 3 - split_in - split_out;
+  const std::int64_t plane_send = in.extent[split_in] * in.extent[third];
+  const std::int64_t plane_recv = out.extent[split_out] * out.extent[third];
+  std::vector<int> owner_out, owner_in;
+  std::vector<std::int64_t> ob, oe, so, ib, ie, ro;
+  std::int64_t send_total = 0, recv_total = 0;
+  for (int q = 0; q < size_; ++q) {
+    for (std::int64_t i = 0; i < out_ranges[q][1]; ++i) owner_out.push_back(q);
+    for (std::int64_t i = 0; i < in_ranges[q][1]; ++i) owner_in.push_back(q);
+    ob.push_back(out_ranges[q][0]);
+    oe.push_back(out_ranges[q][1]);
+    ib.push_back(in_ranges[q][0]);
+    ie.push_back(in_ranges[q][1]);
+    const std::int64_t ns = out_ranges[q][1] * plane_send;
+    const std::int64_t nr = in_ranges[q][1] * plane_recv;
+    if (ns > INT32_MAX || nr > INT32_MAX || send_total + ns > INT32_MAX ||
+        recv_total + nr > INT32_MAX)
+      throw std::runtime_error(
+          "Transpose: message larger than MPI int counts allow; use more ranks");
+    so.push_back(send_total);
+    ro.push_back(recv_total);
+    send_counts_.push_back(static_cast<int>(ns));
+    send_displs_.push_back(static_cast<int>(send_total));
+    recv_counts_.push_back(static_cast<int>(nr));
+    recv_displs_.push_back(static_cast<int>(recv_total));
+    send_total += ns;
+    recv_total += nr;
+  }
+  owner_out_ = to_device("fft::owner_out", owner_out);
+  owner_in_ = to_device("fft::owner_in", owner_in);
+  out_begin_ = to_device("fft::out_begin", ob);
+  out_extent_ = to_device("fft::out_extent", oe);
+  send_offset_ = to_device("fft::send_offset", so);
+  in_begin_ = to_device("fft::in_begin", ib);
+  in_extent_ = to_device("fft::in_extent", ie);
+  recv_offset_ = to_device("fft::recv_offset", ro);
+  send_ = Kokkos::View<Complex*, DevMemSpace>(Kokkos::ViewAllocateWithoutInitializing("fft::send"),
+                                              send_total);
+  recv_ = Kokkos::View<Complex*, DevMemSpace>(Kokkos::ViewAllocateWithoutInitializing("fft::recv"),
+                                              recv_total);
+  stage_ = !gpu_aware && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible;
+  if (stage_) {
+    send_host_ = Kokkos::create_mirror_view(send_);
+    recv_host_ = Kokkos::create_mirror_view(recv_);
+  }
+  (void)rank;
+}
+
+void Transpose::local_permute(const Complex* in, Complex* out) const {
+  const ConstComplexArray src(in, in_.size());
+  const ComplexArray dst(out, out_.size());
+  // Strides of the logical axes in the input storage.
+  const auto ie = storage_extents(in_);
+  Kokkos::Array<std::int64_t, 3> stride{};
+  stride[in_.order[2]] = 1;
+  stride[in_.order[1]] = ie[2];
+  stride[in_.order[0]] = ie[2] * ie[1];
+  const auto oe = storage_extents(out_);
+  const Kokkos::Array<int, 3> oo{out_.order[0], out_.order[1], out_.order[2]};
+  Kokkos::parallel_for(
+      "fft::local_permute", Kokkos::RangePolicy<DevExecSpace>(0, out_.size()),
+      KOKKOS_LAMBDA(const std::int64_t idx) {
+        const std::int64_t s2 = idx % oe[2];
+        const std::int64_t t = idx / oe[2];
+        const std::int64_t s1 = t % oe[1];
+        const std::int64_t s0 = t / oe[1];
+        dst(idx) = src(s0 * stride[oo[0]] + s1 * stride[oo[1]] + s2 * stride[oo[2]]);
+      });
+}
+
+void Transpose::execute(const Complex* in, Complex* out) {
+  if (size_ == 1) {
+    local_permute(in, out);
+    Kokkos::fence();
+    return;
+  }
+  const ConstComplexArray src(in, in_.size());
+  const ComplexArray dst(out, out_.size());
+  const auto send = send_;
+  const auto recv = recv_;
+  {
+    // Pack: every input element goes to the rank that owns its index along split_out, at its
+    // place in the box (split_out range of that rank) x (this rank's input) in logical order.
+    const auto se = storage_extents(in_);
+    const Kokkos::Array<int, 3> so{in_.order[0], in_.order[1], in_.order[2]};
+    const Kokkos::Array<std::int64_t, 3> le{in_.extent[0], in_.extent[1], in_.extent[2]};
+    const int split = split_out_;
+    const auto owner = owner_out_;
+    const auto begin = out_begin_;
+    const auto extent = out_extent_;
+    const auto offset = send_offset_;
+    Kokkos::parallel_for(
+        "fft::transpose_pack", Kokkos::RangePolicy<DevExecSpace>(0, in_.size()),
+        KOKKOS_LAMBDA(const std::int64_t idx) {
+          std::int64_t l[3];
+          l[so[2]] = idx % se[2];
+          const std::int64_t t = idx / se[2];
+          l[so[1]] = t % se[1];
+          l[so[0]] = t / se[1];
+          const int q = owner(l[split]);
+          std::int64_t e[3] = {le[0], le[1], le[2]};
+          e[split] = extent(q);
+          l[split] -= begin(q);
+          send(offset(q) + (l[0] * e[1] + l[1]) * e[2] + l[2]) = src(idx);
+        });
+  }
+  Kokkos::fence();
+  if (stage_) Kokkos::deep_copy(send_host_, send_);
+  Complex* sbuf = stage_ ? send_host_.data() : send_.data();
+  Complex* rbuf = stage_ ? recv_host_.data() : recv_.data();
+  MPI_Alltoallv(sbuf, send_counts_.data(), send_displs_.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
+                recv_counts_.data(), recv_displs_.data(), MPI_C_DOUBLE_COMPLEX, comm_);
+  if (stage_) Kokkos::deep_copy(recv_, recv_host_);
+  {
+    // Unpack: every output element comes from the rank that owned its index along split_in.
+    const auto se = storage_extents(out_);
+    const Kokkos::Array<int, 3> so{out_.order[0], out_.order[1], out_.order[2]};
+    const Kokkos::Array<std::int64_t, 3> le{out_.extent[0], out_.extent[1], out_.extent[2]};
+    const int split = split_in_;
+    const auto owner = owner_in_;
+    const auto begin = in_begin_;
+    const auto extent = in_extent_;
+    const auto offset = recv_offset_;
+    Kokkos::parallel_for(
+        "fft::transpose_unpack", Kokkos::RangePolicy<DevExecSpace>(0, out_.size()),
+        KOKKOS_LAMBDA(const std::int64_t idx) {
+          std::int64_t l[3];
+          l[so[2]] = idx % se[2];
+          const std::int64_t t = idx / se[2];
+          l[so[1]] = t % se[1];
+          l[so[0]] = t / se[1];
+          const int q = owner(l[split]);
+          std::int64_t e[3] = {le[0], le[1], le[2]};
+          e[split] = extent(q);
+          l[split] -= begin(q);
+          dst(idx) = recv(offset(q) + (l[0] * e[1] + l[1]) * e[2] + l[2]);
+        });
+  }
+  Kokkos::fence();
+}
+
+}  // namespace stratus::fft

@@ -1,0 +1,116 @@
+// The pseudo-spectral incompressible Navier-Stokes solver on periodic 2D and 3D boxes
+// (docs/cfd-spectral.md). Fourier-Galerkin in velocity form: the nonlinear term in rotational
+// (u x omega) or skew-symmetric form is computed on the grid, the pressure is removed by the
+// Leray projection, aliasing by the 2/3 rule; viscosity is integrated exactly (integrating
+// factor) inside a low-storage RK3 or RK4. Transforms are Stratus::fft's distributed r2c/c2r.
+#pragma once
+
+#include "stratus/fft/distributed_fft.hpp"
+#include "stratus/io/field_series.hpp"
+#include "stratus/io/series.hpp"
+#include "stratus/kernels/spectral/navier_stokes.hpp"
+#include "stratus/solvers/solver.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stratus {
+
+class SpectralSolver : public Solver {
+ public:
+  /// Declares [spectral] and its subsections.
+  static void declare_sections(Schema& schema);
+
+  /// Builds the transforms and the fields and sets the initial condition. Collective. Throws
+  /// DeckError for settings that do not fit together (naming the key).
+  SpectralSolver(Context& ctx, const io::Deck& deck);
+  ~SpectralSolver() override;
+
+  // The shared time loop's hooks (see Solver). Outputs: NAME.diag.csv, NAME.spectrum.csv and
+  // NAME.spectra.h5 (E(k)), NAME.fields.STEP.h5 snapshots with the series NAME.xmf.
+  [[nodiscard]] std::int64_t current_step() const override { return step_; }
+  [[nodiscard]] double current_time() const override { return time_; }
+  void open_outputs(std::int64_t resumed_at) override;
+  void advance(std::int64_t final_step) override;
+  void sync_outputs() override;
+  void close_outputs(std::int64_t steps, double seconds) override;
+  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
+  void save(io::CheckpointWriter& out) const override;
+  void restore(const io::CheckpointReader& in) override;
+  [[nodiscard]] std::uint64_t state_bytes() const override;
+  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
+    return {"spectral.output.", "spectral.fft."};
+  }
+
+  /// Advances one time step. Collective.
+  void step();
+
+  struct Diagnostics {
+    std::int64_t step = 0;
+    double time = 0, dt = 0;
+    double energy = 0;       ///< 1/2 <|u|^2>
+    double enstrophy = 0;    ///< 1/2 <|omega|^2>
+    double dissipation = 0;  ///< 2 nu enstrophy
+    double max_div = 0;      ///< max |div u| on the grid
+    double cfl = 0;          ///< dt max(|u|/dx + |v|/dy + |w|/dz) of the last step
+    double re_lambda = 0;    ///< Taylor-microscale Reynolds number (3D; 0 in 2D)
+  };
+  /// Diagnostics of the current state. Collective.
+  [[nodiscard]] Diagnostics diagnostics();
+  /// Shell-summed energy spectrum E(k) (bins of width dk = min 2 pi / L, centred on
+  /// integer multiples), complete on every rank. Collective.
+  [[nodiscard]] std::vector<double> spectrum() const;
+  [[nodiscard]] double spectrum_bin_width() const noexcept { return dk_; }
+
+  /// Writes the velocity and vorticity on the grid to `path` (a "field" file). Collective.
+  void write_snapshot(const std::string& path);
+
+  /// Times the transforms one step needs (forward and backward counts of a step) standalone,
+  /// `repeats` times; returns seconds per step's worth. Collective.
+  double time_fft_of_one_step(int repeats);
+
+  [[nodiscard]] double dt() const noexcept { return dt_; }
+  [[nodiscard]] int dims() const noexcept { return dims_; }
+  [[nodiscard]] const fft::DistributedFft& transforms() const noexcept { return *fft_; }
+  /// The velocity on the grid (component c) of the current state. Collective.
+  [[nodiscard]] fft::RealField velocity(int c);
+
+ private:
+  void set_initial_condition();
+  void read_initial_file(const std::string& path);
+  void rebuild_tables();
+  void nonlinear(const kernels::spectral::SpectralVec& us, bool first_stage);
+  void report();
+  void write_spectrum();
+  void write_series_file() const;
+
+  Context& ctx_;
+  const io::Deck& deck_;
+  std::unique_ptr<fft::DistributedFft> fft_;
+  kernels::spectral::Modes modes_;
+  int dims_ = 3;
+  std::array<std::int64_t, 3> n_{};
+  std::array<double, 3> box_{}, origin_{};
+  double nu_ = 0, dt_ = 0, time_ = 0, cfl_ = 0, cfl_rate_ = 0, dt_max_ = 0, dk_ = 1;
+  bool adaptive_ = false, rotational_ = true;
+  std::vector<double> rk_a_, rk_b_, rk_c_;
+  double tables_dt_ = -1;
+  std::vector<kernels::spectral::ModeTable> decay_;  // E(c_s), s = 0..S-1, then E(1)
+  kernels::spectral::StageParams forcing_;
+  double injection_ = 0;
+  std::int64_t step_ = 0;
+  // state (frame of the step's start), RK register, stage velocity and vorticity, nonlinear
+  // term and a spectral scratch (skew form)
+  kernels::spectral::SpectralVec v_, q_, us_, om_, nl_, tmp_;
+  // grid fields: velocity, vorticity / nonlinear product, accumulator (skew form)
+  kernels::spectral::RealVec u_, w_, acc_;
+  std::unique_ptr<io::SeriesFile> diag_, spectrum_csv_;
+  std::unique_ptr<io::ProfileFile> profiles_;  // rank 0
+  std::vector<std::int64_t> snapshot_steps_;
+  std::vector<double> snapshot_times_;
+  double step_seconds_ = 0;
+  std::int64_t steps_timed_ = 0;
+};
+
+}  // namespace stratus

@@ -1,0 +1,289 @@
+// Outputs (diagnostics, spectra, snapshots with an XDMF series), initial fields from files and
+// checkpoints of the spectral solver.
+#include "stratus/core/error.hpp"
+#include "stratus/io/field_series.hpp"
+#include "stratus/io/h5file.hpp"
+#include "stratus/io/output.hpp"
+#include "stratus/solvers/spectral.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+namespace stratus {
+
+namespace ks = kernels::spectral;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Grid fields of a snapshot: /fields/NAME, stored (z, y, x) with x fastest, the order XDMF
+/// and ParaView read (so that ParaView's X axis is x).
+const std::array<const char*, 6> kSnapshotFields = {"u", "v", "w", "omega_x", "omega_y", "omega_z"};
+
+std::string snapshot_name(const std::string& run, std::int64_t step) {
+  return fmt::format("{}.fields.{:012d}.h5", run, step);
+}
+
+/// (x, y, z) field -> (z, y, x) array of the same block.
+Field3D to_zyx(const fft::RealField& f) {
+  Field3D out(Kokkos::ViewAllocateWithoutInitializing("spectral::zyx"), f.extent(2), f.extent(1),
+              f.extent(0));
+  Kokkos::parallel_for(
+      "spectral::to_zyx", ks::point_range(f),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j, const std::int64_t k) {
+        out(k, j, i) = f(i, j, k);
+      });
+  return out;
+}
+
+}  // namespace
+
+void SpectralSolver::read_initial_file(const std::string& path) {
+  const auto& rb = fft_->real_block();
+  const std::array<std::int64_t, 3> dims{n_[2], n_[1], n_[0]};
+  const std::array<std::int64_t, 3> begin{0, rb.begin[1], rb.begin[0]};
+  const std::array<std::int64_t, 3> extent{rb.extent[2], rb.extent[1], rb.extent[0]};
+  for (int c = 0; c < 3; ++c) {
+    std::vector<double> block;
+    try {
+      block = io::read_block_3d(path, std::string("/fields/") + kSnapshotFields[c], dims, begin,
+                                extent);
+    } catch (const InputError& e) {
+      throw deck_.error_at("spectral.initial.file", e.what());
+    }
+    auto h = Kokkos::create_mirror_view(u_[c]);
+    for (std::int64_t i = 0; i < rb.extent[0]; ++i)
+      for (std::int64_t j = 0; j < rb.extent[1]; ++j)
+        for (std::int64_t k = 0; k < rb.extent[2]; ++k)
+          h(i, j, k) = block[static_cast<std::size_t>((k * extent[1] + j) * extent[2] + i)];
+    Kokkos::deep_copy(u_[c], h);
+  }
+}
+
+void SpectralSolver::write_snapshot(const std::string& path) {
+  auto t = ctx_.timers().scope("spectral: snapshots");
+  const auto& rb = fft_->real_block();
+  const GridBlock block{{0, rb.begin[1], rb.begin[0]}, {rb.extent[2], rb.extent[1], rb.extent[0]}};
+  const std::array<std::int64_t, 3> global{n_[2], n_[1], n_[0]};
+  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  out.create_group("/fields");
+  fft::RealField f = fft_->make_real("spectral::snapshot");
+  for (int c = 0; c < 3; ++c) {
+    fft_->backward(v_[c], f);
+    out.write_field(std::string("/fields/") + kSnapshotFields[c], to_zyx(f), 0, block, global);
+  }
+  ks::prepare_stage(modes_, v_, tmp_, true, 1, 0);  // tmp = i k x v: the vorticity
+  for (int c = 0; c < 3; ++c) {
+    fft_->backward(tmp_[c], f);
+    out.write_field(std::string("/fields/") + kSnapshotFields[3 + c], to_zyx(f), 0, block, global);
+  }
+  out.write_attribute("/fields", "step", step_);
+  out.write_attribute("/fields", "time", time_);
+  out.write_attribute("/fields", "points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
+  out.write_attribute("/fields", "box_lo", std::vector<double>{origin_[0], origin_[1], origin_[2]});
+  out.write_attribute(
+      "/fields", "box_hi",
+      std::vector<double>{origin_[0] + box_[0], origin_[1] + box_[1], origin_[2] + box_[2]});
+  out.write_attribute("/fields", "centering", std::string("node"));
+  out.write_attribute("/fields", "axis_order", std::string("z,y,x (x fastest)"));
+  out.close();
+}
+
+void SpectralSolver::write_series_file() const {
+  if (ctx_.rank() != 0) return;
+  io::XdmfGrid grid;
+  grid.dims = {n_[2], n_[1], n_[0]};
+  grid.origin = {origin_[2], origin_[1], origin_[0]};
+  grid.spacing = {box_[2] / static_cast<double>(n_[2]), box_[1] / static_cast<double>(n_[1]),
+                  box_[0] / static_cast<double>(n_[0])};
+  for (const char* f : kSnapshotFields) grid.scalars.emplace_back(f);
+  grid.vectors.push_back({"velocity", "u", "v", "w"});
+  grid.vectors.push_back({"vorticity", "omega_x", "omega_y", "omega_z"});
+  std::vector<io::XdmfSnapshot> snaps;
+  const std::string run = io::run_name(deck_);
+  for (std::size_t i = 0; i < snapshot_steps_.size(); ++i)
+    snaps.push_back({snapshot_name(run, snapshot_steps_[i]), snapshot_times_[i]});
+  io::write_xdmf_series(io::output_path(deck_, ".xmf"), grid, snaps);
+}
+
+void SpectralSolver::write_spectrum() {
+  auto t = ctx_.timers().scope("spectral: spectra");
+  const auto e = spectrum();
+  if (ctx_.rank() != 0) return;
+  std::string rows;
+  for (std::size_t b = 0; b < e.size(); ++b)
+    rows += fmt::format("{}{},{:.17g},{:.17g},{:.17g}", b == 0 ? "" : "\n", step_, time_,
+                        static_cast<double>(b) * dk_, e[b]);
+  spectrum_csv_->row(rows);
+  profiles_->append(step_, time_, e);
+}
+
+void SpectralSolver::report() {
+  const Diagnostics d = diagnostics();
+  ctx_.log().info("{:>8} {:>13.6e} {:>11.4e} {:>16.9e} {:>14.6e} {:>14.6e} {:>10.2e} {:>7.3f}",
+                  d.step, d.time, d.dt, d.energy, d.enstrophy, d.dissipation, d.max_div, d.cfl);
+  diag_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}",
+                         d.step, d.time, d.dt, d.energy, d.enstrophy, d.dissipation, d.max_div,
+                         d.cfl, d.re_lambda));
+}
+
+void SpectralSolver::open_outputs(std::int64_t resumed_at) {
+  diag_ = std::make_unique<io::SeriesFile>(
+      ctx_.comm(), io::output_path(deck_, ".diag.csv"),
+      "step,time,dt,energy,enstrophy,dissipation,max_div,cfl,re_lambda\n", resumed_at);
+  if (deck_.integer("spectral.output.spectrum_every") > 0) {
+    spectrum_csv_ = std::make_unique<io::SeriesFile>(
+        ctx_.comm(), io::output_path(deck_, ".spectrum.csv"), "step,time,k,energy\n", resumed_at);
+    const auto bins = spectrum().size();
+    std::vector<double> k(bins);
+    for (std::size_t b = 0; b < bins; ++b) k[b] = static_cast<double>(b) * dk_;
+    if (ctx_.rank() == 0)
+      profiles_ = std::make_unique<io::ProfileFile>(io::output_path(deck_, ".spectra.h5"),
+                                                    "energy spectrum E(k)", k, resumed_at);
+  }
+  // Snapshots: on resume keep those up to the checkpoint, delete later ones (rank 0).
+  snapshot_steps_.clear();
+  snapshot_times_.clear();
+  if (deck_.integer("spectral.output.snapshot_every") > 0) {
+    if (ctx_.rank() == 0 && resumed_at >= 0) {
+      const std::string run = io::run_name(deck_);
+      const std::regex pattern(
+          std::regex_replace(run, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+          R"(\.fields\.(\d{12})\.h5)");
+      std::vector<std::pair<std::int64_t, std::string>> found;
+      const fs::path dir = fs::path(io::output_path(deck_, "")).parent_path();
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+        std::smatch m;
+        const std::string name = entry.path().filename().string();
+        if (std::regex_match(name, m, pattern)) found.emplace_back(std::stoll(m[1]), entry.path());
+      }
+      std::sort(found.begin(), found.end());
+      for (const auto& [s, p] : found) {
+        if (s > resumed_at) {
+          fs::remove(p, ec);
+          continue;
+        }
+        snapshot_steps_.push_back(s);
+        snapshot_times_.push_back(io::read_double_attribute(p, "/fields", "time"));
+      }
+    }
+  }
+  ctx_.log().info("{:>8} {:>13} {:>11} {:>16} {:>14} {:>14} {:>10} {:>7}", "step", "time", "dt",
+                  "energy", "enstrophy", "dissipation", "max|div u|", "CFL");
+  if (resumed_at < 0) {
+    // CFL of the initial field (what the first step will see).
+    nonlinear(v_, true);
+    if (adaptive_) {
+      dt_ = cfl_rate_ > 0 ? cfl_ / cfl_rate_ : dt_max_;
+      if (dt_max_ > 0 && dt_ > dt_max_) dt_ = dt_max_;
+    }
+    report();
+    if (spectrum_csv_) write_spectrum();
+    if (deck_.integer("spectral.output.snapshot_every") > 0) {
+      write_snapshot(io::output_path(deck_, "") +
+                     snapshot_name(io::run_name(deck_), 0).substr(io::run_name(deck_).size()));
+      snapshot_steps_.push_back(0);
+      snapshot_times_.push_back(time_);
+      write_series_file();
+    }
+  }
+}
+
+void SpectralSolver::advance(std::int64_t final_step) {
+  step();
+  const auto every = [&](const char* key) {
+    const std::int64_t n = deck_.integer(key);
+    return n > 0 && step_ % n == 0;
+  };
+  if (every("spectral.output.diag_every") || step_ == final_step) report();
+  if (spectrum_csv_ && every("spectral.output.spectrum_every")) write_spectrum();
+  if (every("spectral.output.snapshot_every")) {
+    const std::string run = io::run_name(deck_);
+    write_snapshot(io::output_path(deck_, snapshot_name(run, step_).substr(run.size())));
+    snapshot_steps_.push_back(step_);
+    snapshot_times_.push_back(time_);
+    write_series_file();
+  }
+}
+
+void SpectralSolver::sync_outputs() {
+  diag_->sync();
+  if (spectrum_csv_) spectrum_csv_->sync();
+}
+
+void SpectralSolver::close_outputs(std::int64_t steps, double seconds) {
+  diag_->close();
+  if (spectrum_csv_) spectrum_csv_->close();
+  ctx_.log().info("spectral: {} steps in {:.3f} s, {:.4g} ms per step", steps, seconds,
+                  steps > 0 ? 1e3 * seconds / static_cast<double>(steps) : 0.0);
+  if (deck_.boolean("spectral.output.fft_timing") && steps_timed_ > 0) {
+    const double step_s = [&] {
+      double s = step_seconds_ / static_cast<double>(steps_timed_), g = 0;
+      MPI_Allreduce(&s, &g, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
+      return g;
+    }();
+    const int repeats = std::max(2, static_cast<int>(std::min<std::int64_t>(steps_timed_, 10)));
+    const double fft_s = time_fft_of_one_step(repeats);
+    ctx_.log().info(
+        "spectral: fft timing: step {:.4f} ms, standalone FFTs of one step {:.4f} ms, outside "
+        "FFTs and transposes {:.1f}% ({})",
+        1e3 * step_s, 1e3 * fft_s, 100.0 * (step_s - fft_s) / step_s, fft_->describe());
+  }
+}
+
+io::CheckpointInfo SpectralSolver::checkpoint_info() const {
+  return {"spectral",
+          step_,
+          time_,
+          dt_,
+          "",
+          fmt::format("{}-{}x{}", fft::to_string(fft_->decomposition()), fft_->process_grid()[0],
+                      fft_->process_grid()[1]),
+          Kokkos::DefaultExecutionSpace::name()};
+}
+
+namespace {
+
+/// The spectral block of a component as a real array (Nzc, Ny, 2 Nx): complex = (re, im).
+Field3D as_real(const ks::SpectralView& v) {
+  return Field3D(reinterpret_cast<double*>(v.data()), v.extent(0), v.extent(1), 2 * v.extent(2));
+}
+
+}  // namespace
+
+void SpectralSolver::save(io::CheckpointWriter& out) const {
+  const GridBlock block{{modes_.begin[2], modes_.begin[1], 0},
+                        {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
+  const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
+  for (int c = 0; c < 3; ++c)
+    out.write_field(std::string("uhat_") + "xyz"[c], as_real(v_[c]), 0, block, global);
+  out.put("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
+  out.put("rk_stages", static_cast<std::int64_t>(rk_a_.size()));
+}
+
+void SpectralSolver::restore(const io::CheckpointReader& in) {
+  const auto points = in.ints("points");
+  if (points != std::vector<std::int64_t>{n_[0], n_[1], n_[2]})
+    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
+                                 in.path(), points.at(0), points.at(1), points.at(2), n_[0], n_[1],
+                                 n_[2]));
+  const GridBlock block{{modes_.begin[2], modes_.begin[1], 0},
+                        {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
+  const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
+  for (int c = 0; c < 3; ++c)
+    in.read_field(std::string("uhat_") + "xyz"[c], as_real(v_[c]), 0, block, global);
+  step_ = in.info().step;
+  time_ = in.info().time;
+  dt_ = in.info().dt;
+  if (!adaptive_) rebuild_tables();
+}
+
+std::uint64_t SpectralSolver::state_bytes() const {
+  return static_cast<std::uint64_t>(3 * n_[0] * n_[1] * (n_[2] / 2 + 1)) * 16;
+}
+
+}  // namespace stratus

@@ -1,0 +1,226 @@
+// Distributed FFTs: round trips to round-off, transforms of known signals, agreement of slab,
+// pencil and a serial FFTW transform of the whole grid, at the rank count of the run (1, 2, 4).
+#include "stratus/core/error.hpp"
+#include "stratus/core/kokkos_compat.hpp"
+#include "stratus/fft/distributed_fft.hpp"
+#include "test_context.hpp"
+
+#include <fftw3.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+using namespace stratus;
+using namespace stratus::fft;
+
+namespace {
+
+MPI_Comm comm() { return stratus::testing::context().comm(); }
+int ranks() { return stratus::testing::context().size(); }
+
+/// A value per global grid point that does not depend on the decomposition.
+double signal(std::int64_t i, std::int64_t j, std::int64_t k) {
+  const std::uint64_t h =
+      static_cast<std::uint64_t>((i * 73856093) ^ (j * 19349663) ^ (k * 83492791));
+  return std::sin(0.37 * static_cast<double>(h % 1000)) + 0.1 * static_cast<double>(i - j + k);
+}
+
+RealField fill(const DistributedFft& f) {
+  RealField u = f.make_real("u");
+  auto h = Kokkos::create_mirror_view(u);
+  const auto& b = f.real_block();
+  for (std::int64_t i = 0; i < b.extent[0]; ++i)
+    for (std::int64_t j = 0; j < b.extent[1]; ++j)
+      for (std::int64_t k = 0; k < b.extent[2]; ++k)
+        h(i, j, k) = signal(b.begin[0] + i, b.begin[1] + j, k);
+  Kokkos::deep_copy(u, h);
+  return u;
+}
+
+double global_max(double v) {
+  double g = 0;
+  MPI_Allreduce(&v, &g, 1, MPI_DOUBLE, MPI_MAX, comm());
+  return g;
+}
+
+/// Serial FFTW r2c of the whole grid, [i][j][k] with k < Nz/2+1.
+std::vector<std::complex<double>> serial_transform(std::array<std::int64_t, 3> n) {
+  const std::int64_t nzc = n[2] / 2 + 1;
+  std::vector<double> in(static_cast<std::size_t>(n[0] * n[1] * n[2]));
+  for (std::int64_t i = 0; i < n[0]; ++i)
+    for (std::int64_t j = 0; j < n[1]; ++j)
+      for (std::int64_t k = 0; k < n[2]; ++k) in[(i * n[1] + j) * n[2] + k] = signal(i, j, k);
+  std::vector<std::complex<double>> out(static_cast<std::size_t>(n[0] * n[1] * nzc));
+  fftw_plan p =
+      fftw_plan_dft_r2c_3d(static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2]),
+                           in.data(), reinterpret_cast<fftw_complex*>(out.data()), FFTW_ESTIMATE);
+  fftw_execute(p);
+  fftw_destroy_plan(p);
+  return out;
+}
+
+/// max |distributed - serial| over this rank's spectral block, and max |serial|.
+std::array<double, 2> compare_with_serial(const DistributedFft& f, const SpectralField& s,
+                                          const std::vector<std::complex<double>>& ref) {
+  auto h = Kokkos::create_mirror_view(s);
+  Kokkos::deep_copy(h, s);
+  const auto& b = f.spectral_block();
+  const auto n = f.n();
+  const std::int64_t nzc = f.nzc();
+  double err = 0, scale = 0;
+  for (std::int64_t kz = 0; kz < b.extent[2]; ++kz)
+    for (std::int64_t ky = 0; ky < b.extent[1]; ++ky)
+      for (std::int64_t kx = 0; kx < b.extent[0]; ++kx) {
+        const auto r = ref[(kx * n[1] + b.begin[1] + ky) * nzc + b.begin[2] + kz];
+        const auto v = h(kz, ky, kx);
+        err = std::max(err, std::abs(std::complex<double>(v.real(), v.imag()) - r));
+        scale = std::max(scale, std::abs(r));
+      }
+  return {global_max(err), global_max(scale)};
+}
+
+struct Case {
+  std::array<std::int64_t, 3> n;
+  Decomposition d;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (auto n : {std::array<std::int64_t, 3>{16, 16, 16}, std::array<std::int64_t, 3>{12, 10, 9},
+                 std::array<std::int64_t, 3>{8, 20, 14}, std::array<std::int64_t, 3>{24, 16, 1}})
+    for (auto d : {Decomposition::slab, Decomposition::pencil}) {
+      if (d == Decomposition::pencil && n[2] / 2 + 1 < 2 && ranks() > 1) continue;  // 2D: slabs
+      out.push_back({n, d});
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST(DistributedFft, RoundTripToRoundOff) {
+  for (const auto& c : cases()) {
+    Options o;
+    o.decomposition = c.d;
+    DistributedFft f(comm(), c.n, o);
+    if (c.d == Decomposition::pencil && ranks() > 1) {
+      EXPECT_EQ(f.decomposition(), Decomposition::pencil);
+    }
+    const RealField u = fill(f);
+    SpectralField s = f.make_spectral("s");
+    RealField back = f.make_real("back");
+    f.forward(u, s);
+    f.backward(s, back);
+    const double scale = 1.0 / static_cast<double>(c.n[0] * c.n[1] * c.n[2]);
+    double err = 0, mag = 0;
+    Kokkos::parallel_reduce(
+        "test::roundtrip", Kokkos::RangePolicy<DevExecSpace>(0, u.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i, double& e) {
+          for (std::size_t j = 0; j < u.extent(1); ++j)
+            for (std::size_t k = 0; k < u.extent(2); ++k)
+              e = e > kmath::fabs(back(i, j, k) * scale - u(i, j, k))
+                      ? e
+                      : kmath::fabs(back(i, j, k) * scale - u(i, j, k));
+        },
+        Kokkos::Max<double>(err));
+    Kokkos::parallel_reduce(
+        "test::max", Kokkos::RangePolicy<DevExecSpace>(0, u.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t i, double& e) {
+          for (std::size_t j = 0; j < u.extent(1); ++j)
+            for (std::size_t k = 0; k < u.extent(2); ++k)
+              e = e > kmath::fabs(u(i, j, k)) ? e : kmath::fabs(u(i, j, k));
+        },
+        Kokkos::Max<double>(mag));
+    err = global_max(err);
+    mag = global_max(mag);
+    EXPECT_LT(err / mag, 1e-14) << f.describe() << " " << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
+  }
+}
+
+// A cosine wave cos(2 pi (a i/Nx + b j/Ny + c k/Nz)) + m has exactly two non-zero r2c modes
+// (+-(a,b,c), one stored when c > 0) of N/2 and the mean N m.
+TEST(DistributedFft, KnownSignal) {
+  const std::array<std::int64_t, 3> n{16, 12, 10};
+  const int a = 3, b = -2, c = 4;
+  const double m = 0.25;
+  for (auto d : {Decomposition::slab, Decomposition::pencil}) {
+    Options o;
+    o.decomposition = d;
+    DistributedFft f(comm(), n, o);
+    RealField u = f.make_real("u");
+    const std::int64_t bx = f.real_block().begin[0], by = f.real_block().begin[1];
+    const double two_pi = 2.0 * M_PI;
+    const double nx = static_cast<double>(n[0]), ny = static_cast<double>(n[1]),
+                 nz = static_cast<double>(n[2]);
+    Kokkos::parallel_for(
+        "test::wave",
+        Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
+            {0, 0, 0}, {u.extent(0), u.extent(1), u.extent(2)}),
+        KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j, const std::int64_t k) {
+          const double gi = static_cast<double>(bx + i);
+          const double gj = static_cast<double>(by + j);
+          u(i, j, k) = kmath::cos(two_pi * (a * gi / nx + b * gj / ny + c * k / nz)) + m;
+        });
+    SpectralField s = f.make_spectral("s");
+    f.forward(u, s);
+    auto h = Kokkos::create_mirror_view(s);
+    Kokkos::deep_copy(h, s);
+    const auto sb = f.spectral_block();
+    const double total = nx * ny * nz;
+    double err = 0;
+    for (std::int64_t kz = 0; kz < sb.extent[2]; ++kz)
+      for (std::int64_t ky = 0; ky < sb.extent[1]; ++ky)
+        for (std::int64_t kx = 0; kx < sb.extent[0]; ++kx) {
+          const std::int64_t gx = kx, gy = sb.begin[1] + ky, gz = sb.begin[2] + kz;
+          std::complex<double> expect = 0;
+          if (gx == 0 && gy == 0 && gz == 0) expect = total * m;
+          if (gx == a && gy == (b + n[1]) % n[1] && gz == c) expect = total / 2;
+          const auto v = h(kz, ky, kx);
+          err = std::max(err, std::abs(std::complex<double>(v.real(), v.imag()) - expect));
+        }
+    EXPECT_LT(global_max(err) / total, 1e-14) << f.describe();
+  }
+}
+
+// Slab and pencil decompositions give the serial transform of the whole grid to round-off.
+TEST(DistributedFft, SlabAndPencilAgreeWithSerial) {
+  for (const auto& c : cases()) {
+    Options o;
+    o.decomposition = c.d;
+    DistributedFft f(comm(), c.n, o);
+    const RealField u = fill(f);
+    SpectralField s = f.make_spectral("s");
+    f.forward(u, s);
+    const auto [err, scale] = compare_with_serial(f, s, serial_transform(c.n));
+    EXPECT_LT(err / scale, 1e-13) << f.describe() << " " << c.n[0] << "x" << c.n[1] << "x"
+                                  << c.n[2];
+    // forward() leaves its input alone; backward() too.
+    SpectralField copy = f.make_spectral("copy");
+    Kokkos::deep_copy(copy, s);
+    RealField back = f.make_real("back");
+    f.backward(s, back);
+    auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s);
+    auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copy);
+    bool same = true;
+    for (std::size_t i = 0; i < hs.size(); ++i) same = same && hs.data()[i] == hc.data()[i];
+    EXPECT_TRUE(same) << "backward() changed its input";
+  }
+}
+
+TEST(DistributedFft, ProcessGrids) {
+  EXPECT_EQ(choose_process_grid(4, {16, 16, 16}, Decomposition::automatic),
+            (std::array<int, 2>{4, 1}));
+  EXPECT_EQ(choose_process_grid(4, {16, 16, 16}, Decomposition::pencil),
+            (std::array<int, 2>{2, 2}));
+  EXPECT_EQ(choose_process_grid(2, {16, 16, 16}, Decomposition::pencil),
+            (std::array<int, 2>{1, 2}));
+  // Too few x planes for a slab of 8: auto falls back to pencils.
+  EXPECT_EQ(choose_process_grid(8, {4, 16, 16}, Decomposition::automatic),
+            (std::array<int, 2>{4, 2}));
+  EXPECT_THROW((void)choose_process_grid(8, {4, 16, 16}, Decomposition::slab), InputError);
+  EXPECT_THROW((void)choose_process_grid(4, {16, 16, 1}, Decomposition::pencil), InputError);
+  EXPECT_THROW((void)choose_process_grid(4, {16, 16, 16}, Decomposition::automatic, {3, 1}),
+               InputError);
+}
