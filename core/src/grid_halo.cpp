@@ -52,6 +52,32 @@ Slab face_slab(const std::array<std::int64_t, 3>& n, const std::array<int, 3>& g
   return s;
 }
 
+// Copies between a face buffer and `slab` of every field of the pointer table, with one kernel
+// over all fields: pack (fields to buffer) or unpack (buffer to fields).
+void copy_slab(const Slab& slab, const Kokkos::View<Real*, DevMemSpace>& buf,
+               const Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>& table, int nf,
+               const std::array<std::int64_t, 3>& stride, bool pack) {
+  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
+  const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
+  const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
+  const std::int64_t m = slab.cells();
+  Kokkos::parallel_for(
+      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack", Policy(0, m * nf),
+      KOKKOS_LAMBDA(const std::int64_t idx) {
+        const std::int64_t f = idx / m;
+        const std::int64_t r = idx - f * m;
+        const std::int64_t i = r / (m1 * m2);
+        const std::int64_t j = (r / m2) % m1;
+        const std::int64_t k = r % m2;
+        Real* cell = table(f).data + (b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2;
+        if (pack)
+          buf(idx) = *cell;
+        else
+          *cell = buf(idx);
+      });
+}
+
 }  // namespace
 
 GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
@@ -179,9 +205,6 @@ void GridHalo::post_axis(int a) {
   count_ = {0, 0};
   const int nf = nf_;
   const MPI_Comm comm = decomposition_.comm();
-  const auto table = field_ptrs_;
-  const std::int64_t s0 = stride_[0], s1 = stride_[1], s2 = stride_[2];
-  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
     count_[side] = static_cast<int>(face_slab(extent_, ghost_, a, side, false).cells() * nf);
@@ -193,20 +216,8 @@ void GridHalo::post_axis(int a) {
   // Pack both faces, each with one kernel over all fields.
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-    const Slab slab = face_slab(extent_, ghost_, a, side, true);
-    const auto buf = send_[a][side];
-    const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
-    const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
-    const std::int64_t m = slab.cells();
-    Kokkos::parallel_for(
-        "stratus::GridHalo::pack", Policy(0, m * nf), KOKKOS_LAMBDA(const std::int64_t idx) {
-          const std::int64_t f = idx / m;
-          const std::int64_t r = idx - f * m;
-          const std::int64_t i = r / (m1 * m2);
-          const std::int64_t j = (r / m2) % m1;
-          const std::int64_t k = r % m2;
-          buf(idx) = table(f).data[(b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2];
-        });
+    copy_slab(face_slab(extent_, ghost_, a, side, true), send_[a][side], field_ptrs_, nf_, stride_,
+              true);
   }
   DevExecSpace().fence();
   for (int side = 0; side < 2; ++side) {
@@ -222,30 +233,14 @@ void GridHalo::post_axis(int a) {
 void GridHalo::complete_axis(int a) {
   MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   posted_axis_ = -1;
-  const auto table = field_ptrs_;
-  const std::int64_t s0 = stride_[0], s1 = stride_[1], s2 = stride_[2];
-  const int nf = nf_;
-  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
   // Unpack the received ghost layers; faces at a wall keep what the solver put there.
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
     const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count_[side]));
     Kokkos::deep_copy(Kokkos::subview(recv_[a][side], range),
                       Kokkos::subview(recv_host_[a][side], range));
-    const Slab slab = face_slab(extent_, ghost_, a, side, false);
-    const auto buf = recv_[a][side];
-    const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
-    const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
-    const std::int64_t m = slab.cells();
-    Kokkos::parallel_for(
-        "stratus::GridHalo::unpack", Policy(0, m * nf), KOKKOS_LAMBDA(const std::int64_t idx) {
-          const std::int64_t f = idx / m;
-          const std::int64_t r = idx - f * m;
-          const std::int64_t i = r / (m1 * m2);
-          const std::int64_t j = (r / m2) % m1;
-          const std::int64_t k = r % m2;
-          table(f).data[(b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2] = buf(idx);
-        });
+    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side], field_ptrs_, nf_, stride_,
+              false);
   }
   // The next axis packs ghosts written here (kernels on one space run in order); the fence
   // makes the result visible to the caller however it reads the fields.
