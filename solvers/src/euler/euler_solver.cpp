@@ -38,7 +38,6 @@ std::vector<ke::IndexBox> box_minus(const ke::IndexBox& outer, ke::IndexBox inne
 
 void EulerSolver::fill_ghosts_start() {
   auto t = ctx_.timers().scope("euler: halo start");
-  const auto u = u_;
   // After each axis is exchanged, the walls of that axis (their ghosts reach edges, corners).
   halo_->start(fields_, [this](int a) {
     if (!grid_.active(a)) return;

@@ -42,7 +42,8 @@ class EulerSolver : public Solver {
   void restore(const io::CheckpointReader& in) override;
   [[nodiscard]] std::uint64_t state_bytes() const override;
   [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    return {"euler.log_every", "euler.field_interval", "euler.write_fields"};
+    // t_end, like run.steps, only says where to stop: a finished run can be continued.
+    return {"euler.t_end", "euler.log_every", "euler.field_interval", "euler.write_fields"};
   }
 
   /// Advances one step (dt from the CFL condition, clipped to reach euler.t_end). Throws
