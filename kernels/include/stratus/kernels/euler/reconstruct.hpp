@@ -13,7 +13,7 @@ enum class Reconstruction : int { first_order = 0, plm = 1, weno5 = 2, weno5z = 
 enum class Limiter : int { minmod = 0, mc = 1, van_leer = 2 };
 
 /// Ghost cells the reconstruction needs on each side of a face.
-inline int stencil_width(Reconstruction r) {
+KOKKOS_INLINE_FUNCTION int stencil_width(Reconstruction r) {
   switch (r) {
     case Reconstruction::first_order:
       return 1;
