@@ -30,51 +30,85 @@ struct Slab {
 // (the ghost layers of the face). Axes before `axis` span their ghosts too, axes after it only
 // their interior: x faces first, then y faces carrying x ghosts, then z faces carrying both,
 // which fills edges and corners.
-Slab face_slab(const std::array<std::int64_t, 3>& n, std::int64_t g, int axis, int side,
-               bool send) {
+Slab face_slab(const std::array<std::int64_t, 3>& n, const std::array<int, 3>& g, int axis,
+               int side, bool send) {
   Slab s;
   for (int d = 0; d < 3; ++d) {
     if (d < axis) {
       s.begin[d] = 0;
-      s.size[d] = n[d] + 2 * g;
+      s.size[d] = n[d] + 2 * g[d];
     } else if (d > axis) {
-      s.begin[d] = g;
+      s.begin[d] = g[d];
       s.size[d] = n[d];
     } else {
-      s.size[d] = g;
+      s.size[d] = g[d];
       if (send) {
-        s.begin[d] = side == 0 ? g : n[d];
+        s.begin[d] = side == 0 ? g[d] : n[d];
       } else {
-        s.begin[d] = side == 0 ? 0 : n[d] + g;
+        s.begin[d] = side == 0 ? 0 : n[d] + g[d];
       }
     }
   }
   return s;
 }
 
+// Copies between a face buffer and `slab` of every field of the pointer table, with one kernel
+// over all fields: pack (fields to buffer) or unpack (buffer to fields).
+void copy_slab(const Slab& slab, const Kokkos::View<Real*, DevMemSpace>& buf,
+               const Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>& table, int nf,
+               const std::array<std::int64_t, 3>& stride, bool pack) {
+  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
+  const std::int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
+  const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
+  const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
+  const std::int64_t m = slab.cells();
+  Kokkos::parallel_for(
+      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack", Policy(0, m * nf),
+      KOKKOS_LAMBDA(const std::int64_t idx) {
+        const std::int64_t f = idx / m;
+        const std::int64_t r = idx - f * m;
+        const std::int64_t i = r / (m1 * m2);
+        const std::int64_t j = (r / m2) % m1;
+        const std::int64_t k = r % m2;
+        Real* cell = table(f).data + (b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2;
+        if (pack)
+          buf(idx) = *cell;
+        else
+          *cell = buf(idx);
+      });
+}
+
 }  // namespace
 
 GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
                    int ghost_width, int max_fields)
+    : GridHalo(decomposition, local_extent,
+               std::array<int, 3>{ghost_width, ghost_width, ghost_width}, max_fields) {}
+
+GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
+                   std::array<int, 3> ghost_widths, int max_fields)
     : decomposition_(decomposition),
       extent_(local_extent),
-      ghost_(ghost_width),
+      ghost_(ghost_widths),
       max_fields_(max_fields) {
-  require(ghost_width >= 0, fmt::format("GridHalo: ghost width {} < 0", ghost_width));
   require(max_fields >= 1, fmt::format("GridHalo: max_fields {} < 1", max_fields));
   for (int a = 0; a < 3; ++a) {
+    require(ghost_[a] >= 0,
+            fmt::format("GridHalo: ghost width {} < 0 along {}", ghost_[a], kAxisName[a]));
     require(local_extent[a] >= 1,
             fmt::format("GridHalo: local extent {} along {} < 1", local_extent[a], kAxisName[a]));
     for (int side = 0; side < 2; ++side) {
-      neighbor_[a][side] = decomposition.neighbor(a, side == 0 ? -1 : 1);
+      neighbor_[a][side] =
+          ghost_[a] == 0 ? MPI_PROC_NULL : decomposition.neighbor(a, side == 0 ? -1 : 1);
     }
     const bool exchanges = neighbor_[a][0] != MPI_PROC_NULL || neighbor_[a][1] != MPI_PROC_NULL;
     // A neighbour's ghosts come from our interior layers: we need at least g of them.
-    require(!exchanges || ghost_width <= local_extent[a],
-            fmt::format("GridHalo: ghost width {} exceeds the {} local cells along {}", ghost_width,
+    require(!exchanges || ghost_[a] <= local_extent[a],
+            fmt::format("GridHalo: ghost width {} exceeds the {} local cells along {}", ghost_[a],
                         local_extent[a], kAxisName[a]));
   }
-  if (ghost_ == 0) return;
+  requests_.fill(MPI_REQUEST_NULL);
+  if (ghost_width() == 0) return;
 
   // Buffers only for faces that talk to a rank, sized for max_fields fields.
   for (int a = 0; a < 3; ++a) {
@@ -96,36 +130,43 @@ GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64
   field_ptrs_host_ = Kokkos::create_mirror_view(field_ptrs_);
 }
 
-void GridHalo::exchange(const std::vector<Field3D>& fields) {
+void GridHalo::exchange(const std::vector<Field3D>& fields, const AfterAxis& after_axis) {
+  start(fields, after_axis);
+  finish();
+}
+
+void GridHalo::start(const std::vector<Field3D>& fields, const AfterAxis& after_axis) {
   const int nf = static_cast<int>(fields.size());
   // Checks build their message only on failure: exchange runs every step.
+  if (in_flight_) throw RuntimeError("GridHalo::start: the previous exchange was not finished");
   if (nf > max_fields_) {
     throw RuntimeError(fmt::format(
         "GridHalo::exchange: {} fields, but the halo was planned for at most {}", nf, max_fields_));
   }
-  if (nf == 0 || ghost_ == 0) return;
+  nf_ = nf;
+  after_axis_ = after_axis;
+  in_flight_ = true;
+  posted_axis_ = -1;
+  if (nf == 0 || ghost_width() == 0) return;
 
   // Every field must have the planned shape and the same strides: one index formula fits all.
-  const std::int64_t s0 = fields[0].stride(0);
-  const std::int64_t s1 = fields[0].stride(1);
-  const std::int64_t s2 = fields[0].stride(2);
+  for (int d = 0; d < 3; ++d) stride_[d] = static_cast<std::int64_t>(fields[0].stride(d));
   for (int f = 0; f < nf; ++f) {
     for (int d = 0; d < 3; ++d) {
-      const auto want = static_cast<std::size_t>(extent_[d] + 2 * ghost_);
+      const auto want = static_cast<std::size_t>(extent_[d] + 2 * ghost_[d]);
       if (fields[f].extent(d) != want) {
+        in_flight_ = false;
         throw RuntimeError(
             fmt::format("GridHalo::exchange: field {} has extent {} along {}, expected {}", f,
                         fields[f].extent(d), kAxisName[d], want));
       }
-    }
-    if (static_cast<std::int64_t>(fields[f].stride(0)) != s0 ||
-        static_cast<std::int64_t>(fields[f].stride(1)) != s1 ||
-        static_cast<std::int64_t>(fields[f].stride(2)) != s2) {
-      throw RuntimeError(fmt::format("GridHalo::exchange: field {} is laid out unlike field 0", f));
+      if (static_cast<std::int64_t>(fields[f].stride(d)) != stride_[d]) {
+        in_flight_ = false;
+        throw RuntimeError(
+            fmt::format("GridHalo::exchange: field {} is laid out unlike field 0", f));
+      }
     }
   }
-
-  Kokkos::Profiling::pushRegion("stratus::GridHalo::exchange");
 
   // Upload the field pointer table only when the set of fields changed.
   bool changed = nf != field_ptrs_count_;
@@ -135,78 +176,75 @@ void GridHalo::exchange(const std::vector<Field3D>& fields) {
     Kokkos::deep_copy(field_ptrs_, field_ptrs_host_);
     field_ptrs_count_ = nf;
   }
-
-  const MPI_Comm comm = decomposition_.comm();
-  const auto table = field_ptrs_;
-  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
-
+  // Post the first axis that has ghosts; finish() does the rest.
   for (int a = 0; a < 3; ++a) {
-    std::array<MPI_Request, 4> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
-                                        MPI_REQUEST_NULL};
-    std::array<int, 2> count{0, 0};
-    for (int side = 0; side < 2; ++side) {
-      if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-      count[side] = static_cast<int>(face_slab(extent_, ghost_, a, side, false).cells() * nf);
-      // Our low ghosts hold what the low neighbour sent travelling +1, and vice versa.
-      MPI_Irecv(recv_host_[a][side].data(), count[side], MPI_DOUBLE, neighbor_[a][side],
-                tag(a, side == 0 ? 1 : -1), comm, &requests[side]);
-    }
+    if (ghost_[a] == 0) continue;
+    post_axis(a);
+    break;
+  }
+}
 
-    // Pack both faces, each with one kernel over all fields.
-    for (int side = 0; side < 2; ++side) {
-      if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-      const Slab slab = face_slab(extent_, ghost_, a, side, true);
-      const auto buf = send_[a][side];
-      const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
-      const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
-      const std::int64_t m = slab.cells();
-      Kokkos::parallel_for(
-          "stratus::GridHalo::pack", Policy(0, m * nf), KOKKOS_LAMBDA(const std::int64_t idx) {
-            const std::int64_t f = idx / m;
-            const std::int64_t r = idx - f * m;
-            const std::int64_t i = r / (m1 * m2);
-            const std::int64_t j = (r / m2) % m1;
-            const std::int64_t k = r % m2;
-            buf(idx) = table(f).data[(b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2];
-          });
+void GridHalo::finish() {
+  if (!in_flight_) throw RuntimeError("GridHalo::finish: no exchange was started");
+  Kokkos::Profiling::pushRegion("stratus::GridHalo::exchange");
+  for (int a = 0; a < 3; ++a) {
+    if (nf_ > 0 && ghost_[a] > 0) {
+      if (posted_axis_ != a) post_axis(a);
+      complete_axis(a);
     }
-    DevExecSpace().fence();
-    for (int side = 0; side < 2; ++side) {
-      if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-      const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count[side]));
-      Kokkos::deep_copy(Kokkos::subview(send_host_[a][side], range),
-                        Kokkos::subview(send_[a][side], range));
-      MPI_Isend(send_host_[a][side].data(), count[side], MPI_DOUBLE, neighbor_[a][side],
-                tag(a, side == 0 ? -1 : 1), comm, &requests[2 + side]);
-    }
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (after_axis_) after_axis_(a);
+  }
+  in_flight_ = false;
+  after_axis_ = nullptr;
+  Kokkos::Profiling::popRegion();
+}
 
-    // Unpack the received ghost layers; faces at a wall keep what the solver put there.
-    for (int side = 0; side < 2; ++side) {
-      if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-      const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count[side]));
-      Kokkos::deep_copy(Kokkos::subview(recv_[a][side], range),
-                        Kokkos::subview(recv_host_[a][side], range));
-      const Slab slab = face_slab(extent_, ghost_, a, side, false);
-      const auto buf = recv_[a][side];
-      const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
-      const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
-      const std::int64_t m = slab.cells();
-      Kokkos::parallel_for(
-          "stratus::GridHalo::unpack", Policy(0, m * nf), KOKKOS_LAMBDA(const std::int64_t idx) {
-            const std::int64_t f = idx / m;
-            const std::int64_t r = idx - f * m;
-            const std::int64_t i = r / (m1 * m2);
-            const std::int64_t j = (r / m2) % m1;
-            const std::int64_t k = r % m2;
-            table(f).data[(b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2] = buf(idx);
-          });
-    }
-    // The next axis packs ghosts written here; kernels on one space run in order, and the
-    // fence below makes the result visible to the caller however it reads the fields.
+void GridHalo::post_axis(int a) {
+  posted_axis_ = a;
+  requests_.fill(MPI_REQUEST_NULL);
+  count_ = {0, 0};
+  const int nf = nf_;
+  const MPI_Comm comm = decomposition_.comm();
+  for (int side = 0; side < 2; ++side) {
+    if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+    count_[side] = static_cast<int>(face_slab(extent_, ghost_, a, side, false).cells() * nf);
+    // Our low ghosts hold what the low neighbour sent travelling +1, and vice versa.
+    MPI_Irecv(recv_host_[a][side].data(), count_[side], MPI_DOUBLE, neighbor_[a][side],
+              tag(a, side == 0 ? 1 : -1), comm, &requests_[side]);
+  }
+
+  // Pack both faces, each with one kernel over all fields.
+  for (int side = 0; side < 2; ++side) {
+    if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+    copy_slab(face_slab(extent_, ghost_, a, side, true), send_[a][side], field_ptrs_, nf_, stride_,
+              true);
   }
   DevExecSpace().fence();
-  Kokkos::Profiling::popRegion();
+  for (int side = 0; side < 2; ++side) {
+    if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+    const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count_[side]));
+    Kokkos::deep_copy(Kokkos::subview(send_host_[a][side], range),
+                      Kokkos::subview(send_[a][side], range));
+    MPI_Isend(send_host_[a][side].data(), count_[side], MPI_DOUBLE, neighbor_[a][side],
+              tag(a, side == 0 ? -1 : 1), comm, &requests_[2 + side]);
+  }
+}
+
+void GridHalo::complete_axis(int a) {
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  posted_axis_ = -1;
+  // Unpack the received ghost layers; faces at a wall keep what the solver put there.
+  for (int side = 0; side < 2; ++side) {
+    if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+    const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count_[side]));
+    Kokkos::deep_copy(Kokkos::subview(recv_[a][side], range),
+                      Kokkos::subview(recv_host_[a][side], range));
+    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side], field_ptrs_, nf_, stride_,
+              false);
+  }
+  // The next axis packs ghosts written here (kernels on one space run in order); the fence
+  // makes the result visible to the caller however it reads the fields.
+  DevExecSpace().fence();
 }
 
 }  // namespace stratus

@@ -1,5 +1,6 @@
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
+#include "stratus/solvers/euler.hpp"
 #include "stratus/solvers/heat.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -47,6 +48,12 @@ void register_builtin_solvers(SolverRegistry& registry) {
       [](Context& ctx, const io::Deck& deck) {
         return std::make_unique<SpectralSolver>(ctx, deck);
       }});
+  registry.add(SolverEntry{
+      "euler",
+      "compressible finite-volume Euler and Navier-Stokes equations on a block-decomposed "
+      "Cartesian grid",
+      [](Schema& s) { EulerSolver::declare_sections(s); },
+      [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); }});
 }
 
 Schema common_schema(const SolverRegistry& registry) {

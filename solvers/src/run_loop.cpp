@@ -407,9 +407,9 @@ void Driver::run() {
   }
   const std::int64_t final_step = deck_.integer("run.steps");
   const std::int64_t resumed_at = resume();
-  if (resumed_at >= final_step) {
-    log.info("run: already complete at step {} (run.steps = {}): nothing to do", resumed_at,
-             final_step);
+  if (resumed_at >= final_step || (resumed_at >= 0 && solver_.reached_end())) {
+    log.info("run: already complete at step {} (run.steps = {}, end reached: {}): nothing to do",
+             resumed_at, final_step, solver_.reached_end());
     return;
   }
 
@@ -441,7 +441,7 @@ void Driver::run() {
   const std::int64_t first_step = solver_.current_step();
   double step_time = 0;  // moving average of one step's wall time (rank 0)
   double previous = wall_seconds();
-  while (solver_.current_step() < final_step) {
+  while (solver_.current_step() < final_step && !solver_.reached_end()) {
     solver_.advance(final_step);
     const std::int64_t step = solver_.current_step();
     // One cheap collective per step: any rank's signal, rank 0's clock decisions.
@@ -457,7 +457,7 @@ void Driver::run() {
       flags[2] = now + reserve >= deadline ? 1 : 0;
     }
     MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm);
-    const bool last = step >= final_step;
+    const bool last = step >= final_step || solver_.reached_end();
     const char* stop_reason = nullptr;
     std::string stop_detail;
     if (flags[0] != 0) {

@@ -5,7 +5,8 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, elastic, elastic-spectral, torture, damage, signal, walltime, diskfull.
+Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
+elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull.
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -25,6 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MD_DECK = os.path.join(HERE, "lj_small.toml")
 HEAT_DECK = os.path.join(HERE, "heat_small.toml")
 SPECTRAL_DECK = os.path.join(HERE, "spectral_small.toml")
+EULER_DECK = os.path.join(HERE, "euler_small.toml")
+EULER_BLOWUP = os.path.join(HERE, "euler_blowup.toml")
 RESUMABLE = 75
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -245,6 +248,93 @@ def scenario_elastic_spectral(r):
         print(f"elastic spectral: written at 4 ranks (pencil 2 x 2, step 100), resumed at {ranks}: "
               f"time, dt, energy, enstrophy, dissipation within {worst:.2e} relative of the "
               f"uninterrupted run up to step 200")
+
+
+def xdmf_frames(path):
+    """(time, [files]) of every frame of an XDMF index, checked against the HDF5 datasets."""
+    import xml.etree.ElementTree as ET
+    root = ET.parse(path).getroot()
+    frames = []
+    for grid in root.iter("Grid"):
+        if grid.get("GridType") != "Uniform":
+            continue
+        t = float(grid.find("Time").get("Value"))
+        dims = [int(x) for x in grid.find("Topology").get("Dimensions").split()]
+        files = []
+        for item in grid.iter("DataItem"):
+            if item.get("Format") != "HDF":
+                continue
+            f, dset = item.text.strip().split(":")
+            full = os.path.join(os.path.dirname(path), f)
+            with h5py.File(full, "r") as h:
+                shape = list(h[dset].shape)
+            check(shape == [int(x) for x in item.get("Dimensions").split()],
+                  f"{path}: {f}:{dset} has shape {shape}, the XDMF says {item.get('Dimensions')}")
+            check([d + 1 for d in shape] == dims, f"{path}: topology {dims} vs cells {shape}")
+            files.append(f)
+        frames.append((t, sorted(set(files))))
+    return frames
+
+
+def scenario_bitwise_euler(r, ranks):
+    straight, split = bitwise(r, EULER_DECK, "euler_small", ranks, 600, 100, "/fields")
+    a, b = (thermo_rows(os.path.join(d, "euler_small.series.csv")) for d in (straight, split))
+    check(a == b, "series CSV differs between the straight and the resumed run")
+    fa = xdmf_frames(os.path.join(straight, "euler_small.xdmf"))
+    fb = xdmf_frames(os.path.join(split, "euler_small.xdmf"))
+    check(fa == fb, f"XDMF frames differ: {fa} vs {fb}")
+    check(len(fa) >= 3, f"only {len(fa)} frames in the XDMF index")
+    for (_, files) in fa:
+        names = same_datasets(os.path.join(straight, files[0]), os.path.join(split, files[0]),
+                              "/fields")
+    print(f"series CSV identical ({len(b)} rows); XDMF index: {len(fa)} frames, each file bitwise "
+          f"identical to the straight run's ({', '.join(names)})")
+
+
+def scenario_elastic_euler(r):
+    """Written at 4 ranks, resumed at 2 and 1: the euler solver is decomposition-invariant, so
+    the final state equals the uninterrupted 4-rank run bit for bit."""
+    base = os.path.join(r.work, "elastic-euler")
+    shutil.rmtree(base, ignore_errors=True)
+    common = ["--set=checkpoint.interval=off"]
+    ref = os.path.join(base, "ref4")
+    r.run(4, EULER_DECK, ref, common + ["--set=run.steps=200", "--restart=none"])
+    first = os.path.join(base, "first4")
+    r.run(4, EULER_DECK, first, common + ["--set=run.steps=100", "--restart=none"])
+    src = ckpt_path(first, "euler_small", 100)
+    for ranks in (2, 1):
+        d = os.path.join(base, f"resume{ranks}")
+        os.makedirs(os.path.join(d, "checkpoints"), exist_ok=True)
+        shutil.copy(src, os.path.join(d, "checkpoints"))
+        _, log = r.run(ranks, EULER_DECK, d, common + ["--set=run.steps=200"])
+        check(resumed_step(log) == 100, f"np{ranks}: did not resume at step 100")
+        names = same_datasets(ckpt_path(ref, "euler_small", 200), ckpt_path(d, "euler_small", 200),
+                              "/fields")
+        print(f"elastic euler: written at 4 ranks (step 100), resumed at {ranks}: step 200 bitwise "
+              f"identical to the uninterrupted 4-rank run ({', '.join(names)})")
+
+
+def scenario_euler_positivity(r):
+    """A run whose pressure goes negative stops with exit code 1, names the cell, the step and
+    the values, and keeps its last checkpoint (which verifies and resumes)."""
+    d = os.path.join(r.work, "euler-positivity")
+    shutil.rmtree(d, ignore_errors=True)
+    rc, log = r.run(2, EULER_BLOWUP, d, ["--set=checkpoint.every=1", "--set=checkpoint.interval=off",
+                                         "--restart=none"], expect=1)
+    m = re.search(r"non-positive (pressure|density) (\S+) at cell \((\d+), 0, 0\).* after step "
+                  r"(\d+) \(t = ", log)
+    check(m, "no 'non-positive ... at cell (i, 0, 0) ... after step N' message:\n" + log[-3000:])
+    check(float(m.group(2)) <= 0, f"the reported value {m.group(2)} is not <= 0")
+    step = int(m.group(4))
+    check(log.count("non-positive") == 1, "the message is printed more than once:\n" + log[-3000:])
+    kept = checkpoints(d, "euler_blowup")
+    check(kept and kept[-1] == step - 1,
+          f"checkpoints {kept}: expected the last one at step {step - 1}, before the failure")
+    p = subprocess.run([r.stratus, "info", "--verify", ckpt_path(d, "euler_blowup", kept[-1])],
+                       env=ENV, capture_output=True, text=True)
+    check(p.returncode == 0, f"the kept checkpoint does not verify:\n{p.stdout}{p.stderr}")
+    print(f"positivity: {m.group(1)} {m.group(2)} at cell ({m.group(3)}, 0, 0) after step {step}: "
+          f"exit 1, checkpoint of step {kept[-1]} kept and verified")
 
 
 def scenario_elastic(r):
@@ -537,6 +627,9 @@ def main():
         "bitwise-spectral": lambda: scenario_bitwise_spectral(r, args.ranks, args.decomposition),
         "elastic": lambda: scenario_elastic(r),
         "elastic-spectral": lambda: scenario_elastic_spectral(r),
+        "bitwise-euler": lambda: scenario_bitwise_euler(r, args.ranks),
+        "elastic-euler": lambda: scenario_elastic_euler(r),
+        "euler-positivity": lambda: scenario_euler_positivity(r),
         "torture": lambda: scenario_torture(r, args.kills),
         "damage": lambda: scenario_damage(r),
         "signal": lambda: scenario_signal(r, args.deadline),

@@ -204,3 +204,63 @@ TEST(GridHalo, RejectsTooManyFieldsAndWrongShapes) {
 
 }  // namespace
 }  // namespace stratus
+
+namespace stratus {
+namespace {
+
+// Per-axis ghost widths (an unused axis of one cell and width 0, as the euler solver's 2D
+// grids), split-phase start()/finish(), and the after_axis callback: called once per axis, in
+// order, after that axis's ghosts are in.
+TEST(GridHalo, PerAxisWidthsSplitPhaseAndAfterAxis) {
+  const Index3 cells{12, 1, 9};
+  const std::array<int, 3> g{2, 0, 1};
+  CartDecomposition d(comm(), {true, true, true}, {0, 1, 0});
+  const GridBlock b = d.local_block(cells);
+  GridHalo halo(d, b.extent, g, 2);
+  EXPECT_EQ(halo.ghost_width(), 2);
+  std::vector<Field3D> fields;
+  for (int f = 0; f < 2; ++f) {
+    Field3D field("f", b.extent[0] + 2 * g[0], 1, b.extent[2] + 2 * g[2]);
+    auto h = Kokkos::create_mirror_view(field);
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (std::size_t k = 0; k < h.extent(2); ++k) {
+        const std::int64_t li = static_cast<std::int64_t>(i) - g[0];
+        const std::int64_t lk = static_cast<std::int64_t>(k) - g[2];
+        const bool inside = li >= 0 && li < b.extent[0] && lk >= 0 && lk < b.extent[2];
+        h(i, 0, k) = inside ? value(f, b.begin[0] + li, 0, b.begin[2] + lk) : sentinel(f);
+      }
+    Kokkos::deep_copy(field, h);
+    fields.push_back(field);
+  }
+  std::vector<int> calls;
+  bool x_ghost_in_at_callback = false;
+  halo.start(fields, [&](int axis) {
+    calls.push_back(axis);
+    if (axis == 0) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields[0]);
+      const std::int64_t gi = (b.begin[0] - 1 + cells[0]) % cells[0];
+      x_ghost_in_at_callback = h(g[0] - 1, 0, g[2]) == value(0, gi, 0, b.begin[2]);
+    }
+  });
+  EXPECT_THROW(halo.start(fields), Error);  // one exchange at a time
+  halo.finish();
+  EXPECT_EQ(calls, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(x_ghost_in_at_callback);
+  for (int f = 0; f < 2; ++f) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fields[f]);
+    int bad = 0;
+    for (std::size_t i = 0; i < h.extent(0); ++i)
+      for (std::size_t k = 0; k < h.extent(2); ++k) {
+        const std::int64_t gi =
+            ((b.begin[0] + static_cast<std::int64_t>(i) - g[0]) % cells[0] + cells[0]) % cells[0];
+        const std::int64_t gk =
+            ((b.begin[2] + static_cast<std::int64_t>(k) - g[2]) % cells[2] + cells[2]) % cells[2];
+        if (h(i, 0, k) != value(f, gi, 0, gk)) ++bad;
+      }
+    EXPECT_EQ(bad, 0) << "field " << f << " rank " << d.rank();
+  }
+  EXPECT_THROW(halo.finish(), Error);  // nothing in flight
+}
+
+}  // namespace
+}  // namespace stratus

@@ -6,8 +6,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace stratus {
@@ -28,22 +30,57 @@ struct HaloFieldPointer {
 ///
 /// All fields of one call are packed into one buffer per face by one kernel; buffers live on
 /// the device and are staged through host mirrors for MPI.
+///
+/// Ghost widths may differ per axis; an axis of width 0 has no ghosts and is never exchanged
+/// (1D and 2D grids are 3D grids of extent 1 and width 0 in the unused axes). The exchange is
+/// split-phase: start() posts the first exchanged axis (receives, pack kernel, sends) and
+/// returns, so that work on interior cells can run while messages travel; finish() completes
+/// it and exchanges the remaining axes in order (each needs the ghosts of the one before to
+/// fill edges and corners). `after_axis(a)` runs once the ghosts of axis a are in, before the
+/// next axis is packed: a solver fills its physical boundaries there, so that wall ghosts
+/// reach edges and corners too.
 class GridHalo {
  public:
+  /// Callback run after each axis (0, 1, 2) is exchanged; may be empty.
+  using AfterAxis = std::function<void(int axis)>;
+
   GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
            int ghost_width, int max_fields);
+  /// Per-axis ghost widths (0: no ghosts along that axis).
+  GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
+           std::array<int, 3> ghost_widths, int max_fields);
 
   /// Exchanges the ghost layers of `fields` (at most `max_fields`, all of the planned shape).
-  /// Collective over the decomposition's communicator.
-  void exchange(const std::vector<Field3D>& fields);
+  /// Collective over the decomposition's communicator. Same as start() then finish().
+  void exchange(const std::vector<Field3D>& fields, const AfterAxis& after_axis = {});
 
-  [[nodiscard]] int ghost_width() const noexcept { return ghost_; }
+  /// Posts the exchange of the first axis with ghosts and returns; the fields' interior may be
+  /// read (not written) until finish(). Collective.
+  void start(const std::vector<Field3D>& fields, const AfterAxis& after_axis = {});
+  /// Completes the exchange begun by start(). Collective.
+  void finish();
+
+  /// The largest ghost width of the three axes.
+  [[nodiscard]] int ghost_width() const noexcept {
+    return std::max(ghost_[0], std::max(ghost_[1], ghost_[2]));
+  }
 
  private:
+  void post_axis(int a);
+  void complete_axis(int a);
+
   const CartDecomposition& decomposition_;
   std::array<std::int64_t, 3> extent_;
-  int ghost_;
+  std::array<int, 3> ghost_;
   int max_fields_;
+  // The exchange in flight: its field count, callback, strides, the axis posted and requests.
+  int nf_ = 0;
+  AfterAxis after_axis_;
+  std::array<std::int64_t, 3> stride_{};
+  int posted_axis_ = -1;
+  bool in_flight_ = false;
+  std::array<MPI_Request, 4> requests_{};
+  std::array<int, 2> count_{};
   // send/recv buffers per axis and side, on the device and their host mirrors
   std::array<std::array<Kokkos::View<Real*, DevMemSpace>, 2>, 3> send_, recv_;
   std::array<std::array<Kokkos::View<Real*, DevMemSpace>::HostMirror, 2>, 3> send_host_, recv_host_;

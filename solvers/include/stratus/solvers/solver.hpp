@@ -27,6 +27,9 @@ class Solver {
 
   [[nodiscard]] virtual std::int64_t current_step() const = 0;
   [[nodiscard]] virtual double current_time() const = 0;
+  /// True when the run is complete before run.steps (e.g. a solver that stops at a simulated
+  /// end time); the loop then ends as if run.steps were reached. run.steps stays the upper bound.
+  [[nodiscard]] virtual bool reached_end() const { return false; }
 
   /// Opens the run's outputs. `resumed_at` < 0: a fresh run (write headers and the output of
   /// step 0). Otherwise the state came from the checkpoint of step `resumed_at`: keep what the

@@ -1,0 +1,119 @@
+// Approximate Riemann solvers for the Euler equations in the frame of a face: HLLC (Toro,
+// Spruce & Speares 1994), HLLE (Harten, Lax & van Leer 1983 with Einfeldt's 1988 wave speeds)
+// and Rusanov (local Lax-Friedrichs). Each takes the primitive states left and right of the face
+// with the normal velocity in slot 1 and returns the flux in the same rotated frame. Header-only
+// device functions: the kernels dispatch on the enum, never through virtual calls.
+#pragma once
+
+#include "stratus/kernels/euler/gas.hpp"
+
+namespace stratus::kernels::euler {
+
+enum class RiemannSolver : int { hllc = 0, hlle = 1, rusanov = 2 };
+
+/// Physical flux along the normal (slot 1) of a primitive state w with conserved state u.
+KOKKOS_INLINE_FUNCTION Vars normal_flux(const Vars& w, const Vars& u) {
+  Vars f;
+  const Real un = w[1];
+  f[0] = u[1];
+  f[1] = u[1] * un + w[4];
+  f[2] = u[2] * un;
+  f[3] = u[3] * un;
+  f[4] = (u[4] + w[4]) * un;
+  return f;
+}
+
+/// Einfeldt's estimates of the slowest and fastest signal speeds (Roe averages bound the
+/// one-sided sound speeds).
+KOKKOS_INLINE_FUNCTION void wave_speeds(const Gas& gas, const Vars& wl, const Vars& wr, Real& sl,
+                                        Real& sr) {
+  const Real cl = sound_speed(gas, wl[0], wl[4]);
+  const Real cr = sound_speed(gas, wr[0], wr[4]);
+  const Real ql = kmath::sqrt(wl[0]), qr = kmath::sqrt(wr[0]);
+  const Real inv = 1 / (ql + qr);
+  const Real u = (ql * wl[1] + qr * wr[1]) * inv;
+  const Real v = (ql * wl[2] + qr * wr[2]) * inv;
+  const Real w = (ql * wl[3] + qr * wr[3]) * inv;
+  const Real g1 = gas.gamma - 1;
+  const Real hl = (gas.gamma / g1) * wl[4] / wl[0] +
+                  Real(0.5) * (wl[1] * wl[1] + wl[2] * wl[2] + wl[3] * wl[3]);
+  const Real hr = (gas.gamma / g1) * wr[4] / wr[0] +
+                  Real(0.5) * (wr[1] * wr[1] + wr[2] * wr[2] + wr[3] * wr[3]);
+  const Real h = (ql * hl + qr * hr) * inv;
+  const Real c2 = g1 * (h - Real(0.5) * (u * u + v * v + w * w));
+  const Real c = c2 > 0 ? kmath::sqrt(c2) : Real(0);
+  sl = wl[1] - cl < u - c ? wl[1] - cl : u - c;
+  sr = wr[1] + cr > u + c ? wr[1] + cr : u + c;
+}
+
+KOKKOS_INLINE_FUNCTION Vars flux_rusanov(const Gas& gas, const Vars& wl, const Vars& wr) {
+  const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
+  const Vars fl = normal_flux(wl, ul), fr = normal_flux(wr, ur);
+  const Real al = kmath::fabs(wl[1]) + sound_speed(gas, wl[0], wl[4]);
+  const Real ar = kmath::fabs(wr[1]) + sound_speed(gas, wr[0], wr[4]);
+  const Real s = al > ar ? al : ar;
+  Vars f;
+  for (int v = 0; v < kVars; ++v)
+    f[v] = Real(0.5) * (fl[v] + fr[v]) - Real(0.5) * s * (ur[v] - ul[v]);
+  return f;
+}
+
+KOKKOS_INLINE_FUNCTION Vars flux_hlle(const Gas& gas, const Vars& wl, const Vars& wr) {
+  const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
+  const Vars fl = normal_flux(wl, ul), fr = normal_flux(wr, ur);
+  Real sl, sr;
+  wave_speeds(gas, wl, wr, sl, sr);
+  const Real bm = sl < 0 ? sl : Real(0);
+  const Real bp = sr > 0 ? sr : Real(0);
+  Vars f;
+  if (bp - bm <= 0) {  // both speeds zero: only possible for identical states at rest
+    for (int v = 0; v < kVars; ++v) f[v] = Real(0.5) * (fl[v] + fr[v]);
+    return f;
+  }
+  const Real inv = 1 / (bp - bm);
+  for (int v = 0; v < kVars; ++v)
+    f[v] = (bp * fl[v] - bm * fr[v] + bp * bm * (ur[v] - ul[v])) * inv;
+  return f;
+}
+
+KOKKOS_INLINE_FUNCTION Vars flux_hllc(const Gas& gas, const Vars& wl, const Vars& wr) {
+  const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
+  Real sl, sr;
+  wave_speeds(gas, wl, wr, sl, sr);
+  if (sl >= 0) return normal_flux(wl, ul);
+  if (sr <= 0) return normal_flux(wr, ur);
+  const Real ml = wl[0] * (sl - wl[1]);  // mass fluxes relative to the outer waves
+  const Real mr = wr[0] * (sr - wr[1]);
+  const Real ss = (wr[4] - wl[4] + ml * wl[1] - mr * wr[1]) / (ml - mr);  // contact speed
+  // Star state on the side the face lies in (Toro 2009, eq. 10.39), then F* = F + S (U* - U).
+  const bool left = ss >= 0;
+  const Vars& w = left ? wl : wr;
+  const Vars& u = left ? ul : ur;
+  const Real s = left ? sl : sr;
+  const Real m = left ? ml : mr;
+  const Real factor = m / (s - ss);
+  Vars us;
+  us[0] = factor;
+  us[1] = factor * ss;
+  us[2] = factor * w[2];
+  us[3] = factor * w[3];
+  us[4] = factor * (u[4] / w[0] + (ss - w[1]) * (ss + w[4] / m));
+  Vars f = normal_flux(w, u);
+  for (int v = 0; v < kVars; ++v) f[v] += s * (us[v] - u[v]);
+  return f;
+}
+
+/// The chosen solver's flux.
+KOKKOS_INLINE_FUNCTION Vars riemann_flux(RiemannSolver rs, const Gas& gas, const Vars& wl,
+                                         const Vars& wr) {
+  switch (rs) {
+    case RiemannSolver::hlle:
+      return flux_hlle(gas, wl, wr);
+    case RiemannSolver::rusanov:
+      return flux_rusanov(gas, wl, wr);
+    default:
+      return flux_hllc(gas, wl, wr);
+  }
+}
+
+}  // namespace stratus::kernels::euler

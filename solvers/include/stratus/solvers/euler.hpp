@@ -1,0 +1,115 @@
+// The compressible finite-volume solver: Euler and Navier-Stokes equations of an ideal gas on a
+// uniform Cartesian grid (1D, 2D or 3D), block-decomposed over MPI with ghost cells as wide as
+// the stencil. Method of lines: PLM (minmod/MC/van Leer) or WENO5 reconstruction, HLLC/HLLE/
+// Rusanov fluxes, SSP-RK2/RK3 or classical RK4, CFL time step from a global reduction.
+// docs/cfd-euler.md is the user's guide; kernels live in kernels/euler/.
+#pragma once
+
+#include "stratus/core/decomposition.hpp"
+#include "stratus/core/grid_halo.hpp"
+#include "stratus/io/series.hpp"
+#include "stratus/kernels/euler/fluxes.hpp"
+#include "stratus/kernels/euler/problems.hpp"
+#include "stratus/solvers/solver.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stratus {
+
+class EulerSolver : public Solver {
+ public:
+  /// Declares [euler], [euler.boundary], [euler.viscosity] and [euler.initial].
+  static void declare_sections(Schema& schema);
+
+  /// Checks the deck, builds the decomposition and sets the initial condition. Collective.
+  /// Throws DeckError pointing at the key to change.
+  EulerSolver(Context& ctx, const io::Deck& deck);
+
+  // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.series.csv (totals every
+  // euler.log_every steps), field files OUTPUT_DIR/NAME.fields.STEP.h5 and their XDMF index
+  // OUTPUT_DIR/NAME.xdmf (ParaView).
+  [[nodiscard]] std::int64_t current_step() const override { return step_; }
+  [[nodiscard]] double current_time() const override { return time_; }
+  [[nodiscard]] bool reached_end() const override;
+  void open_outputs(std::int64_t resumed_at) override;
+  void advance(std::int64_t final_step) override;
+  void sync_outputs() override;
+  void close_outputs(std::int64_t steps, double seconds) override;
+  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
+  void save(io::CheckpointWriter& out) const override;
+  void restore(const io::CheckpointReader& in) override;
+  [[nodiscard]] std::uint64_t state_bytes() const override;
+  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
+    // t_end, like run.steps, only says where to stop: a finished run can be continued.
+    return {"euler.t_end", "euler.log_every", "euler.field_interval", "euler.write_fields"};
+  }
+
+  /// Advances one step (dt from the CFL condition, clipped to reach euler.t_end). Throws
+  /// RuntimeError naming the cell, step and values when a density or pressure goes
+  /// non-positive. Collective.
+  void step();
+
+  struct Totals {
+    std::int64_t step = 0;
+    double time = 0;
+    double mass = 0;
+    std::array<double, 3> momentum{};
+    double energy = 0;
+    double min_density = 0, min_pressure = 0;
+  };
+  /// Integrals over the box of the conserved variables, minimum density and pressure.
+  /// Collective.
+  [[nodiscard]] Totals totals() const;
+
+  /// L1 norm over the box (integral of |a - b| / volume) of conserved variable `var` between
+  /// this solver's state and `other`'s (same grid and decomposition). Collective.
+  [[nodiscard]] double l1_difference(const EulerSolver& other, int var) const;
+
+  /// Writes a field file (rho, velocity, pressure, energy) of the current state. Collective.
+  void write_fields(const std::string& path) const;
+
+  [[nodiscard]] double dt() const noexcept { return dt_; }
+  [[nodiscard]] const kernels::euler::Grid& grid() const noexcept { return grid_; }
+  [[nodiscard]] const GridBlock& block() const noexcept { return block_; }
+  [[nodiscard]] const kernels::euler::State& state() const noexcept { return u_; }
+
+ private:
+  void setup_problem();
+  void fill_ghosts_start();
+  void fill_ghosts_finish();
+  void compute_fluxes(bool overlap);
+  void rhs_and_stage(const kernels::euler::Stage& st, double dt);
+  double next_dt();
+  void check_positivity(double rate) const;
+  void report();
+  void write_frame();
+  void write_xdmf() const;
+
+  Context& ctx_;
+  const io::Deck& deck_;
+  std::unique_ptr<CartDecomposition> decomposition_;
+  GridBlock block_;
+  std::array<std::int64_t, 3> cells_{};
+  kernels::euler::Grid grid_;
+  kernels::euler::Gas gas_;
+  kernels::euler::Scheme scheme_;
+  kernels::euler::Problem problem_;
+  std::array<std::array<kernels::euler::Boundary, 2>, 3> boundary_{};
+  kernels::euler::Vars inflow_{};  // conserved
+  std::string integrator_;
+  double cfl_ = 0.4, t_end_ = 0;
+  std::unique_ptr<GridHalo> halo_;
+  kernels::euler::State u_, u0_, acc_, flux_, states_;
+  std::vector<Field3D> fields_;  // the five components of u_ (halo exchange, files)
+  std::int64_t step_ = 0;
+  double time_ = 0, dt_ = 0;
+  // field output: next output time, and the frames written so far (step, time)
+  double next_frame_time_ = 0;
+  std::vector<std::int64_t> frame_steps_;
+  std::vector<double> frame_times_;
+  std::unique_ptr<io::SeriesFile> series_;
+};
+
+}  // namespace stratus

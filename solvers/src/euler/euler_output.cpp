@@ -1,0 +1,226 @@
+// The Euler solver's outputs (totals CSV, field files with an XDMF index for ParaView) and its
+// checkpoint state.
+#include "stratus/io/h5file.hpp"
+#include "stratus/io/output.hpp"
+#include "stratus/solvers/euler.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace stratus {
+
+namespace ke = kernels::euler;
+namespace fs = std::filesystem;
+
+namespace {
+const char* const kPrimitiveNames[ke::kVars] = {"density", "velocity_x", "velocity_y", "velocity_z",
+                                                "pressure"};
+const char* const kConservedNames[ke::kVars] = {"density", "momentum_x", "momentum_y", "momentum_z",
+                                                "energy"};
+
+std::string frame_name(const io::Deck& deck, std::int64_t step) {
+  return io::run_name(deck) + fmt::format(".fields.{:012d}.h5", step);
+}
+}  // namespace
+
+void EulerSolver::write_fields(const std::string& path) const {
+  auto t = ctx_.timers().scope("euler: output");
+  // Stored (nz, ny, nx), x fastest: XDMF readers map the fastest axis to x.
+  const std::array<std::int64_t, 3> cells{cells_[2], cells_[1], cells_[0]};
+  GridBlock block;
+  for (int a = 0; a < 3; ++a) {
+    block.begin[a] = block_.begin[2 - a];
+    block.extent[a] = block_.extent[2 - a];
+  }
+  Field3D tmp("euler::output", block.extent[0], block.extent[1], block.extent[2]);
+  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  out.create_group("/fields");
+  for (int v = 0; v < ke::kVars; ++v) {
+    ke::extract(u_, tmp, grid_, gas_, v, true, true);
+    Kokkos::fence();
+    out.write_field(std::string("/fields/") + kPrimitiveNames[v], tmp, 0, block, cells);
+  }
+  out.write_attribute("/fields", "step", step_);
+  out.write_attribute("/fields", "time", time_);
+  out.write_attribute("/fields", "cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
+  out.write_attribute("/fields", "box_lo",
+                      std::vector<double>{grid_.lo[0], grid_.lo[1], grid_.lo[2]});
+  out.write_attribute(
+      "/fields", "box_hi",
+      std::vector<double>{grid_.lo[0] + grid_.length[0], grid_.lo[1] + grid_.length[1],
+                          grid_.lo[2] + grid_.length[2]});
+  out.write_attribute("/fields", "gamma", gas_.gamma);
+  out.write_attribute("/fields", "centering", std::string("cell"));
+  out.write_attribute("/fields", "axis_order", std::string("z,y,x (x fastest)"));
+  out.close();
+}
+
+void EulerSolver::write_xdmf() const {
+  if (ctx_.rank() != 0) return;
+  const std::string path = io::output_path(deck_, ".xdmf");
+  std::string text =
+      "<?xml version=\"1.0\" ?>\n<!-- Stratus euler fields: open in ParaView (Xdmf3 reader). -->\n"
+      "<Xdmf Version=\"3.0\">\n <Domain>\n"
+      "  <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  const std::string dims = fmt::format("{} {} {}", cells_[2], cells_[1], cells_[0]);
+  for (std::size_t f = 0; f < frame_steps_.size(); ++f) {
+    const std::string file = frame_name(deck_, frame_steps_[f]);
+    text += fmt::format(
+        "   <Grid Name=\"step {}\" GridType=\"Uniform\">\n    <Time Value=\"{:.17g}\"/>\n"
+        "    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n"
+        "    <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+        "     <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+        "Format=\"XML\">{:.17g} {:.17g} {:.17g}</DataItem>\n"
+        "     <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+        "Format=\"XML\">{:.17g} {:.17g} {:.17g}</DataItem>\n    </Geometry>\n",
+        frame_steps_[f], frame_times_[f], cells_[2] + 1, cells_[1] + 1, cells_[0] + 1, grid_.lo[2],
+        grid_.lo[1], grid_.lo[0], grid_.dx[2], grid_.dx[1], grid_.dx[0]);
+    for (const char* name : kPrimitiveNames)
+      text += fmt::format(
+          "    <Attribute Name=\"{0}\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+          "     <DataItem Dimensions=\"{1}\" NumberType=\"Float\" Precision=\"8\" "
+          "Format=\"HDF\">{2}:/fields/{0}</DataItem>\n    </Attribute>\n",
+          name, dims, file);
+    text += "   </Grid>\n";
+  }
+  text += "  </Grid>\n </Domain>\n</Xdmf>\n";
+  // Replace atomically: a reader never sees half a file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out) throw RuntimeError(fmt::format("cannot write {}", tmp));
+  }
+  fs::rename(tmp, path);
+}
+
+void EulerSolver::write_frame() {
+  if (!deck_.boolean("euler.write_fields")) return;
+  if (!frame_steps_.empty() && frame_steps_.back() == step_) return;
+  write_fields((fs::path(deck_.string("output.dir")) / frame_name(deck_, step_)).string());
+  frame_steps_.push_back(step_);
+  frame_times_.push_back(time_);
+  write_xdmf();
+  const double interval = deck_.real("euler.field_interval");
+  if (interval > 0)
+    while (next_frame_time_ <= time_) next_frame_time_ += interval;
+}
+
+void EulerSolver::report() {
+  const Totals d = totals();
+  ctx_.log().info("{:>8} {:>13.6e} {:>11.4e} {:>17.10e} {:>17.10e} {:>11.4e} {:>11.4e}", d.step,
+                  d.time, dt_, d.mass, d.energy, d.min_density, d.min_pressure);
+  series_->row(
+      fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}",
+                  d.step, d.time, dt_, d.mass, d.momentum[0], d.momentum[1], d.momentum[2],
+                  d.energy, d.min_density, d.min_pressure));
+}
+
+void EulerSolver::open_outputs(std::int64_t resumed_at) {
+  series_ = std::make_unique<io::SeriesFile>(
+      ctx_.comm(), io::output_path(deck_, ".series.csv"),
+      "step,time,dt,mass,momentum_x,momentum_y,momentum_z,energy,min_density,min_pressure\n",
+      resumed_at);
+  ctx_.log().info("{:>8} {:>13} {:>11} {:>17} {:>17} {:>11} {:>11}", "step", "time", "dt", "mass",
+                  "energy", "min rho", "min p");
+  if (resumed_at < 0) {
+    report();
+    write_frame();
+  } else if (ctx_.rank() == 0 && deck_.boolean("euler.write_fields")) {
+    // Frames after the checkpoint belong to the history this run replaces.
+    const fs::path dir = deck_.string("output.dir");
+    const std::string prefix = io::run_name(deck_) + ".fields.";
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!name.starts_with(prefix) || !name.ends_with(".h5")) continue;
+      const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 3);
+      if (digits.size() == 12 && digits.find_first_not_of("0123456789") == std::string::npos &&
+          std::stoll(digits) > resumed_at)
+        fs::remove(e.path(), ec);
+    }
+    write_xdmf();
+  }
+}
+
+void EulerSolver::advance(std::int64_t final_step) {
+  step();
+  const std::int64_t every = deck_.integer("euler.log_every");
+  const bool last = step_ == final_step || reached_end();
+  if ((every > 0 && step_ % every == 0) || last) report();
+  const double interval = deck_.real("euler.field_interval");
+  if ((interval > 0 && time_ >= next_frame_time_) || last) write_frame();
+}
+
+void EulerSolver::sync_outputs() { series_->sync(); }
+
+void EulerSolver::close_outputs(std::int64_t steps, double seconds) {
+  series_->close();
+  double updates =
+      static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
+  ctx_.log().info(
+      "euler: {} steps in {:.3f} s, {:.3e} cell-updates/s ({:.3e} per rank), t = {:.9g}", steps,
+      seconds, seconds > 0 ? updates / seconds : 0.0,
+      seconds > 0 ? updates / seconds / ctx_.size() : 0.0, time_);
+  if (deck_.boolean("euler.write_fields") && !frame_steps_.empty())
+    ctx_.log().info("euler: {} field file(s), index {}", frame_steps_.size(),
+                    io::output_path(deck_, ".xdmf"));
+}
+
+io::CheckpointInfo EulerSolver::checkpoint_info() const {
+  const auto& d = decomposition_->dims();
+  return {"euler",
+          step_,
+          time_,
+          dt_,
+          "",
+          fmt::format("{}x{}x{}", d[0], d[1], d[2]),
+          Kokkos::DefaultExecutionSpace::name()};
+}
+
+void EulerSolver::save(io::CheckpointWriter& out) const {
+  Field3D tmp("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
+  for (int v = 0; v < ke::kVars; ++v) {
+    ke::extract(u_, tmp, grid_, gas_, v, false, false);
+    Kokkos::fence();
+    out.write_field(kConservedNames[v], tmp, 0, block_, cells_);
+  }
+  out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
+  out.put("next_frame_time", next_frame_time_);
+  out.put("frame_steps", frame_steps_);
+  out.put("frame_times", frame_times_);
+}
+
+void EulerSolver::restore(const io::CheckpointReader& in) {
+  const auto cells = in.ints("cells");
+  if (cells != std::vector<std::int64_t>(cells_.begin(), cells_.end()))
+    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
+                                 in.path(), cells.at(0), cells.at(1), cells.at(2), cells_[0],
+                                 cells_[1], cells_[2]));
+  Field3D tmp("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
+  for (int v = 0; v < ke::kVars; ++v) {
+    in.read_field(kConservedNames[v], tmp, 0, block_, cells_);
+    ke::insert(tmp, u_, grid_, v);
+  }
+  Kokkos::fence();
+  step_ = in.info().step;
+  time_ = in.info().time;
+  next_frame_time_ = in.real("next_frame_time");
+  frame_steps_ = in.has("frame_steps") ? in.ints("frame_steps") : std::vector<std::int64_t>{};
+  frame_times_ = in.has("frame_times") ? in.reals("frame_times") : std::vector<double>{};
+  // Frames written after this checkpoint are dropped (open_outputs removes their files).
+  while (!frame_steps_.empty() && frame_steps_.back() > step_) {
+    frame_steps_.pop_back();
+    frame_times_.pop_back();
+  }
+  dt_ = next_dt();
+}
+
+std::uint64_t EulerSolver::state_bytes() const {
+  return static_cast<std::uint64_t>(cells_[0] * cells_[1] * cells_[2]) * ke::kVars * sizeof(double);
+}
+
+}  // namespace stratus
