@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
       "schema", "Print the input reference (Markdown) generated from the parameter schema");
 
   stratus::app::SubmitOptions submit_options;
+  submit_options.environment = stratus::app::environment_snapshot();  // before MPI_Init
   auto* submit = app.add_subcommand(
       "submit", "Write a Slurm jobscript for a deck (jobscripts/stratus.sbatch) and sbatch it");
   stratus::app::add_submit_options(submit, submit_options);

@@ -8,14 +8,20 @@
 
 #include <fmt/format.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <regex>
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace stratus::app {
 
@@ -102,14 +108,37 @@ std::string watcher_beside(const std::string& stratus_bin) {
   return (bin.parent_path() / kWatcherName).string();
 }
 
-/// Runs `command` (built from checked words only), returns its standard output and status.
-std::string capture(const std::string& command, int& status) {
+/// Runs `argv` (found on PATH, no shell) with the environment `env`; returns its standard
+/// output and error together. Sets `status` to its exit status (127: not found).
+std::string run_program(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                        int& status) {
+  std::vector<char*> args, envp;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  args.push_back(nullptr);
+  envp.push_back(nullptr);
+  int fds[2];
+  if (::pipe(fds) != 0) throw RuntimeError("cannot create a pipe for sbatch");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  pid_t pid = 0;
+  const int err = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
   std::string out;
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) throw RuntimeError(fmt::format("cannot run {}", command));
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
-  status = ::pclose(pipe);
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
+  ::close(fds[0]);
+  if (err != 0) {
+    status = 127;
+    return fmt::format("{}: {}", argv[0], err == ENOENT ? "not found on PATH" : std::strerror(err));
+  }
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   return out;
 }
 
@@ -155,6 +184,12 @@ void validate(const SubmitOptions& o) {
 }
 
 }  // namespace
+
+std::vector<std::string> environment_snapshot() {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -325,11 +360,12 @@ int submit(const Context& ctx, const SolverRegistry& registry, const SubmitOptio
   }
   std::string previous;
   for (int i = 0; i < o.chain; ++i) {
-    const std::string command = fmt::format(
-        "sbatch --parsable {}{}", previous.empty() ? "" : "--dependency=afterany:" + previous + " ",
-        shell_quote(path));
+    std::vector<std::string> argv{"sbatch", "--parsable"};
+    if (!previous.empty()) argv.push_back("--dependency=afterany:" + previous);
+    argv.push_back(path);
     int status = 0;
-    std::string out = capture(command + " 2>&1", status);
+    std::string out =
+        run_program(argv, o.environment.empty() ? environment_snapshot() : o.environment, status);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
     const std::string id = out.substr(0, out.find(';'));  // "ID" or "ID;cluster"
     const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;

@@ -38,6 +38,9 @@ struct SubmitOptions {
   std::string stratus_bin;  ///< default: this executable
   std::string script;       ///< also write the jobscript to this file
   bool dry_run = false;
+  /// The environment sbatch runs with (and the job inherits): the one before MPI_Init, which
+  /// adds variables that an mpirun inside the job would take as its parent's.
+  std::vector<std::string> environment;
 };
 
 /// Declares the options of the `submit` subcommand.
@@ -53,6 +56,9 @@ std::string render_jobscript(const SubmitOptions& o, const std::string& run_name
 /// (`--chain N`: N jobs, each after the previous with --dependency=afterany). Returns the exit
 /// code; throws InputError for bad options or decks, RuntimeError when sbatch fails.
 int submit(const Context& ctx, const SolverRegistry& registry, const SubmitOptions& o);
+
+/// This process's environment, as KEY=VALUE strings (taken before MPI is initialized).
+std::vector<std::string> environment_snapshot();
 
 /// `s` as one single-quoted shell word: no expansion of any kind happens inside it.
 std::string shell_quote(const std::string& s);

@@ -12,7 +12,8 @@
    to the reference.
 3. spot-watch: the same, stopped by stratus-preempt-watch seeing an AWS spot notice played by an
    HTTP server on loopback (IMDSv2: token PUT, then GET with the token).
-4. fallback: a spot job with no requeue left continues as a new job on the fallback partition.
+4. fallback: a spot job with no requeue left continues as a new job on the fallback partition
+   (this one launched with mpirun inside the allocation instead of srun).
 5. The daemons are stopped whatever happens (also on SIGTERM/SIGINT and at --deadline).
 If Slurm cannot start, the test fails and says why.
 """
@@ -231,10 +232,11 @@ class Suite:
 
     def fallback(self, reference):
         """No requeue left (--max-restarts 0): the run continues as a new job on the fallback
-        partition, which resumes and finishes."""
+        partition, which resumes and finishes. Launched with Open MPI's mpirun inside the
+        allocation (--launcher mpirun), which forwards SIGUSR1 to the ranks."""
         job, log, out, _ = self.start_and_stop(
             "fallback", ["--max-restarts", "0", "--partition", "test", "--fallback-partition",
-                         "fallback"], self.usr1)
+                         "fallback", "--launcher", "mpirun"], self.usr1)
         first = self.read(log)
         info = self.cluster.wait_job(job, timeout=60)
         check(info.get("JobState") == "FAILED" and info.get("ExitCode") == "75:0",
@@ -251,7 +253,8 @@ class Suite:
               f"{resumed_step(second)}, job {job} stopped at {stop_step}")
         check("requeueing" not in first + second, "a job was requeued with --max-restarts 0")
         same = self.same_as_reference(reference, out)
-        say(f"fallback: spot job {job} stopped at step {stop_step} with no restart left (exit 75); "
+        check(first.count("2 ranks (2 x 1 x 1)") == 1, "mpirun: not one 2-rank world:\n" + first[-2000:])
+        say(f"fallback (mpirun): spot job {job} stopped at step {stop_step} with no restart left (exit 75); "
             f"job {second_job} on partition 'fallback' resumed at step {stop_step} and finished; "
             f"{same}")
 
