@@ -14,7 +14,8 @@
    HTTP server on loopback (IMDSv2: token PUT, then GET with the token).
 4. fallback: a spot job with no requeue left continues as a new job on the fallback partition
    (this one launched with mpirun inside the allocation instead of srun).
-5. The daemons are stopped whatever happens (also on SIGTERM/SIGINT and at --deadline).
+5. chain: `--chain 2` (afterany); the first job is stopped and ends with 75, the second resumes.
+6. The daemons are stopped whatever happens (also on SIGTERM/SIGINT and at --deadline).
 If Slurm cannot start, the test fails and says why.
 """
 import argparse
@@ -94,10 +95,45 @@ class Suite:
         self.cluster = cluster
         self.figures = {}
 
+    def chain(self, reference):
+        """`--chain 2` without --spot: the first job, stopped by SIGUSR1, ends with 75 (not
+        requeued); the second (afterany) resumes and finishes."""
+        base = os.path.join(self.work, "chain")
+        os.makedirs(base)
+        out = os.path.join(base, "out")
+        cmd = self.submit_command(DECK, out, ["--chain", "2"])
+        p = subprocess.run(cmd, cwd=base, env=self.cluster.env, capture_output=True, text=True,
+                           timeout=60)
+        jobs = [int(j) for j in re.findall(r"submitted job (\d+)", p.stderr)]
+        check(p.returncode == 0 and len(jobs) == 2, f"--chain 2: {p.returncode} {p.stderr}")
+        check(f"submitted job {jobs[1]} (after job {jobs[0]} ends)" in p.stderr, p.stderr)
+        info = self.cluster.job(jobs[1])
+        check(info.get("Dependency", "").startswith(f"afterany:{jobs[0]}"),
+              f"job {jobs[1]}: Dependency={info.get('Dependency')}")
+        log = os.path.join(base, f"{NAME}.{jobs[0]}.out")
+        self.wait_for("periodic checkpoint", lambda: any(s >= 100 for s in checkpoints(out, NAME)),
+                      120, log)
+        self.usr1(jobs[0])
+        info = self.cluster.wait_job(jobs[0], timeout=60)
+        first = self.read(log)
+        check(info.get("JobState") == "FAILED" and info.get("ExitCode") == "75:0",
+              f"job {jobs[0]}: {info.get('JobState')} {info.get('ExitCode')}, expected FAILED 75:0")
+        check("requeueing" not in first and "submit the job again to resume" in first,
+              "the first job of the chain:\n" + first[-2000:])
+        second = self.finished_job(jobs[1], os.path.join(base, f"{NAME}.{jobs[1]}.out"), 0)
+        stop_step = self.stop_step(first)
+        check(resumed_step(second) == stop_step, f"job {jobs[1]} resumed at "
+              f"{resumed_step(second)}, job {jobs[0]} stopped at {stop_step}")
+        same = self.same_as_reference(reference, out)
+        say(f"chain: job {jobs[0]} stopped at step {stop_step} (exit 75, FAILED, not requeued); job "
+            f"{jobs[1]} (afterany:{jobs[0]}) resumed and finished; {same}")
+
+    def submit_command(self, deck, outdir, extra):
+        return [self.stratus, "submit", deck, "--ntasks-per-node", "2", "--output-dir", outdir,
+                "--time", "10"] + [f"--set={s}" for s in SETTINGS] + extra
+
     def submit(self, workdir, deck, outdir, extra):
-        cmd = [self.stratus, "submit", deck, "--ntasks-per-node", "2", "--output-dir", outdir,
-               "--time", "10"] + [f"--set={s}" for s in SETTINGS] + extra
-        p = subprocess.run(cmd, cwd=workdir, env=self.cluster.env, capture_output=True, text=True,
+        p = subprocess.run(self.submit_command(deck, outdir, extra), cwd=workdir, env=self.cluster.env, capture_output=True, text=True,
                            timeout=60)
         check(p.returncode == 0, f"stratus submit exited {p.returncode}:\n{p.stderr}")
         m = re.search(r"submitted job (\d+)", p.stderr)
@@ -301,12 +337,13 @@ def main():
             say(f"slurm: munged, slurmctld and slurmd up in {time.time() - start:.1f} s "
                 f"({cluster.conf})")
             suite = Suite(args, cluster)
-            for d in ("plain", "spot-usr1", "spot-watch", "fallback"):
+            for d in ("plain", "spot-usr1", "spot-watch", "fallback", "chain"):
                 subprocess.run(["rm", "-rf", os.path.join(suite.work, d)])
             reference = suite.plain()
             suite.spot_usr1(reference)
             suite.spot_watch(reference)
             suite.fallback(reference)
+            suite.chain(reference)
             for k, v in suite.figures.items():
                 say(f"  {k}: {v:.2f} s")
     except SlurmError as e:

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from stratus_checks import Failure, check  # noqa: E402
 
 DECK = os.path.join(HERE, "..", "checkpoint", "lj_small.toml")
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 ODD = "it's a \"deck\" $(touch PWNED) `touch PWNED` ; touch PWNED & $HOME \\ *"
 
 
@@ -25,8 +26,8 @@ class Submit:
         self.stratus, self.work = stratus, work
         self.env = dict(os.environ, OMPI_MCA_ess_singleton_isolated="1")
 
-    def run(self, args, expect=0, env=None):
-        p = subprocess.run([self.stratus, "submit"] + args, cwd=self.work, env=env or self.env,
+    def run(self, args, expect=0, env=None, cwd=None):
+        p = subprocess.run([self.stratus, "submit"] + args, cwd=cwd or self.work, env=env or self.env,
                            capture_output=True, text=True, timeout=60)
         check(p.returncode == expect, f"stratus submit {' '.join(args)}: exit {p.returncode}, "
               f"expected {expect}\nstdout:\n{p.stdout[-2000:]}\nstderr:\n{p.stderr}")
@@ -197,6 +198,42 @@ echo "$n;stratustest"
           "--script wrote the printed jobscript; a failing sbatch gives exit 1 with its message")
 
 
+def docs_current(s):
+    """The `--dry-run` output pasted in docs/cloud.md is what `stratus submit` prints now."""
+    text = open(os.path.join(ROOT, "docs", "cloud.md")).read()
+
+    def block_after(marker, fence="```\n"):
+        check(marker in text, f"docs/cloud.md no longer shows {marker!r}")
+        start = text.index(fence, text.index(marker)) + len(fence)
+        return text[start:text.index("```", start)]
+
+    deck = "inputs/md/lj_liquid.toml"
+    for args in ("--ntasks-per-node 16 --time 2:00:00",
+                 "--nodes 8 --ntasks-per-node 64 --cpus-per-task 2 --partition compute --time 1-00:00:00",
+                 "--nodes 2 --gpus-per-node 4 --partition gpu --time 6h"):
+        out, _ = s.run([deck] + args.split() + ["--dry-run"], cwd=ROOT)
+        lines = "".join(l + "\n" for l in out.splitlines() if l.startswith("#SBATCH "))
+        check(block_after(args) == lines, f"docs/cloud.md: the #SBATCH lines of {args!r} differ "
+              f"from what stratus submit prints now:\n{lines}")
+    args = ("--spot --nodes 2 --ntasks-per-node 48 --time 4:00:00 --partition spot "
+            "--fallback-partition ondemand --max-restarts 5 --watch aws --output-dir runs/lj "
+            "--stratus-bin stratus --dry-run")
+    out, _ = s.run([deck] + args.split(), cwd=ROOT)
+    shown = block_after("prints (lines 1-", "```bash\n")
+    m = re.search(r"prints \(lines 1-(\d+) of (\d+); lines (\d+)-\2 are", text)
+    lines = out.splitlines(keepends=True)
+    check(m and int(m.group(1)) == shown.count("\n") and int(m.group(2)) == len(lines)
+          and int(m.group(3)) == int(m.group(1)) + 1,
+          f"docs/cloud.md: 'lines 1-N of M' does not match ({len(lines)} lines printed now)")
+    check(shown == "".join(lines[:shown.count("\n")]),
+          "docs/cloud.md: the spot --dry-run output differs from what stratus submit prints now")
+    tmpl = open(os.path.join(ROOT, "jobscripts", "stratus.sbatch")).read().splitlines(keepends=True)
+    check(lines[int(m.group(3)) - 1:] == tmpl[-(len(lines) - int(m.group(3)) + 1):],
+          "the rest of the spot jobscript is not the template's text")
+    print("docs: the --dry-run output in docs/cloud.md (three layouts, the spot jobscript) is what "
+          "stratus submit prints now")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--stratus", required=True)
@@ -210,6 +247,7 @@ def main():
         quoting(s)
         errors(s)
         sbatch_calls(s)
+        docs_current(s)
     except Failure as e:
         print(f"FAILED: {e}", file=sys.stderr)
         sys.exit(1)
