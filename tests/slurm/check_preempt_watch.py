@@ -6,22 +6,21 @@ Events Preempt); the signal reaching a target process; --until-gone; bad usage. 
   check_preempt_watch.py --watcher PATH
 """
 import argparse
-import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from played_http import Played, serve  # noqa: E402
 from stratus_checks import Failure, check  # noqa: E402
 
 TOKEN = "tkn"
 
 
-class Metadata(http.server.BaseHTTPRequestHandler):
+class Metadata(Played):
     """Answers like the three metadata services, with or without a notice (`notice`)."""
     notice = False
     requests = []
@@ -53,24 +52,13 @@ class Metadata(http.server.BaseHTTPRequestHandler):
             return self.answer(200, json.dumps({"DocumentIncarnation": 1, "Events": events}))
         self.answer(404, "")
 
-    def answer(self, code, body):
-        data = body.encode()
-        self.send_response(code)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--watcher", required=True)
     args = ap.parse_args()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Metadata)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server, base = serve(Metadata)
     urls = {"aws": base,
             "gcp": base + "/computeMetadata/v1/instance/preempted",
             "azure": base + "/metadata/scheduledevents?api-version=2020-07-01"}

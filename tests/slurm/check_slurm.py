@@ -19,7 +19,6 @@
 If Slurm cannot start, the test fails and says why.
 """
 import argparse
-import http.server
 import json
 import os
 import re
@@ -32,6 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
 from slurm_cluster import SlurmCluster, SlurmError  # noqa: E402
+from played_http import Played, serve  # noqa: E402
 from stratus_checks import (Failure, check, checkpoints, ckpt_path, resumed_step,  # noqa: E402
                             same_datasets, thermo_rows)
 
@@ -52,7 +52,7 @@ def say(text):
     print(text, flush=True)
 
 
-class AwsNotice(http.server.BaseHTTPRequestHandler):
+class AwsNotice(Played):
     """IMDSv2 on loopback: PUT /latest/api/token gives a token; GET .../spot/instance-action with
     it answers 404 until the test arms a notice, then the JSON of a 2-minute notice."""
     armed = threading.Event()
@@ -63,29 +63,20 @@ class AwsNotice(http.server.BaseHTTPRequestHandler):
         if self.path == "/latest/api/token" and self.headers.get(
                 "X-aws-ec2-metadata-token-ttl-seconds"):
             AwsNotice.seen["token"] += 1
-            self._answer(200, self.TOKEN)
+            self.answer(200, self.TOKEN)
         else:
-            self._answer(400, "")
+            self.answer(400, "")
 
     def do_GET(self):
         if self.headers.get("X-aws-ec2-metadata-token") != self.TOKEN:
             AwsNotice.seen["without_token"] += 1
-            return self._answer(401, "")
+            return self.answer(401, "")
         AwsNotice.seen["with_token"] += 1
         if self.path != "/latest/meta-data/spot/instance-action" or not self.armed.is_set():
-            return self._answer(404, "")
+            return self.answer(404, "")
         when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 120))
-        self._answer(200, json.dumps({"action": "terminate", "time": when}))
+        self.answer(200, json.dumps({"action": "terminate", "time": when}))
 
-    def _answer(self, code, body):
-        data = body.encode()
-        self.send_response(code)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
 
 
 class Suite:
@@ -295,9 +286,7 @@ class Suite:
             f"{same}")
 
     def spot_watch(self, reference):
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), AwsNotice)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+        server, url = serve(AwsNotice)
         try:
             text = self.spot("spot-watch", reference,
                              ["--watch", "aws", "--watch-url", url, "--watch-interval", "0.2"],
