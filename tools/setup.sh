@@ -44,6 +44,7 @@ packages=(
   libfftw3-dev libfftw3-mpi-dev
   libtomlplusplus-dev libcli11-dev libfmt-dev
   libgtest-dev clang-format python3-h5py python3-mdanalysis
+  slurm-wlm munge
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,4 @@
-// The `stratus` command: run, check, info, schema, --version.
+// The `stratus` command: run, check, info, schema, submit, --version.
 //
 // Exit codes: 0 finished, 1 runtime failure, 2 bad input or usage, 75 stopped early on request
 // and resumable. See docs/errors.md.
@@ -8,6 +8,7 @@
 #include "stratus/core/error.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/solvers/solver.hpp"
+#include "submit.hpp"
 #include "version_report.hpp"
 
 #include <fmt/format.h>
@@ -106,6 +107,12 @@ int main(int argc, char** argv) {
   auto* schema = app.add_subcommand(
       "schema", "Print the input reference (Markdown) generated from the parameter schema");
 
+  stratus::app::SubmitOptions submit_options;
+  submit_options.environment = stratus::app::environment_snapshot();  // before MPI_Init
+  auto* submit = app.add_subcommand(
+      "submit", "Write a Slurm jobscript for a deck (jobscripts/stratus.sbatch) and sbatch it");
+  stratus::app::add_submit_options(submit, submit_options);
+
   try {
     app.parse(static_cast<int>(cli_args.size()), cli_args.data());
   } catch (const CLI::CallForHelp& e) {
@@ -165,6 +172,7 @@ int main(int argc, char** argv) {
       if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
       return 0;
     }
+    if (submit->parsed()) return stratus::app::submit(ctx, registry, submit_options);
     if (schema->parsed()) {
       if (ctx.rank() == 0) std::fputs(stratus::input_reference_markdown(registry).c_str(), stdout);
       return 0;

@@ -22,6 +22,10 @@ import time
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from stratus_checks import (Failure, check, checkpoints, ckpt_path, resumed_step,  # noqa: E402
+                            same_datasets, thermo_rows)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 MD_DECK = os.path.join(HERE, "lj_small.toml")
 HEAT_DECK = os.path.join(HERE, "heat_small.toml")
@@ -32,15 +36,6 @@ RESUMABLE = 75
 
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1", OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 class Runner:
@@ -68,53 +63,6 @@ class Runner:
         cmd = self.command(ranks, deck, outdir, extra)
         return subprocess.Popen(cmd, env=ENV, stdout=log or subprocess.DEVNULL,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def checkpoints(outdir, name):
-    d = os.path.join(outdir, "checkpoints")
-    if not os.path.isdir(d):
-        return []
-    steps = []
-    for f in os.listdir(d):
-        m = re.fullmatch(re.escape(name) + r"\.step(\d{12})\.h5", f)
-        if m:
-            steps.append(int(m.group(1)))
-    return sorted(steps)
-
-
-def ckpt_path(outdir, name, step):
-    return os.path.join(outdir, "checkpoints", f"{name}.step{step:012d}.h5")
-
-
-def same_datasets(a, b, group):
-    """Every dataset of `group` bitwise equal in the two files."""
-    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
-        names = sorted(fa[group].keys())
-        check(names == sorted(fb[group].keys()), f"{group}: datasets differ: {names}")
-        for n in names:
-            x, y = fa[group][n][()], fb[group][n][()]
-            check(x.shape == y.shape, f"{group}/{n}: shapes {x.shape} vs {y.shape}")
-            if not np.array_equal(x.view(np.uint8), y.view(np.uint8)):
-                diff = np.max(np.abs(x.astype(float) - y.astype(float)))
-                raise Failure(f"{a} vs {b}: {group}/{n} differs (max |diff| {diff:.3e})")
-        return names
-
-
-def resumed_step(log):
-    m = re.search(r"checkpoint: resumed from \S+ \(step (\d+),", log)
-    if m:
-        return int(m.group(1))
-    check("starting from step 0" in log, "the log says neither 'resumed from' nor 'starting from step 0':\n" + log[-3000:])
-    return 0
-
-
-def thermo_rows(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            if line[:1].isdigit():
-                rows.append(line.rstrip("\n"))
-    return rows
 
 
 def wait_for_step(outdir, name, step, proc, timeout=120):
