@@ -6,6 +6,7 @@
 #include "stratus/core/context.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/signals.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/solvers/solver.hpp"
 #include "submit.hpp"
@@ -16,6 +17,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,10 @@ int main(int argc, char** argv) {
 
   int kargc = static_cast<int>(kokkos_args.size());
   char** kargv = kokkos_args.data();
+  // A run catches the default checkpoint signals from here on: a preemption notice during MPI's
+  // start-up or the setup then stops the run after its first step, resumable (exit 75).
+  std::optional<stratus::SignalWatch> early_signals;
+  if (run->parsed()) early_signals.emplace(stratus::default_checkpoint_signals());
   stratus::ContextOptions context_options;
   context_options.initialize_kokkos = run->parsed();  // only `run` launches kernels
   stratus::Context ctx(kargc, kargv, context_options);

@@ -12,7 +12,7 @@ namespace {
 using SigAction = struct sigaction;
 
 volatile std::sig_atomic_t g_pending = 0;
-bool g_active = false;
+int g_depth = 0;  // watches alive (nested: the innermost handlers are installed)
 
 extern "C" void record_signal(int signal) { g_pending = signal; }
 
@@ -48,9 +48,7 @@ std::string signal_name(int signal) {
 }
 
 SignalWatch::SignalWatch(const std::vector<int>& signals) : signals_(signals) {
-  if (g_active) throw std::logic_error("SignalWatch: only one watch at a time");
-  g_active = true;
-  g_pending = 0;
+  if (g_depth++ == 0) g_pending = 0;  // a signal caught by an outer watch stays pending
   for (const int s : signals_) {
     auto* old = new SigAction{};
     SigAction action{};
@@ -68,9 +66,13 @@ SignalWatch::~SignalWatch() {
     sigaction(signals_[i], old, nullptr);
     delete old;
   }
-  g_active = false;
+  --g_depth;
 }
 
+std::vector<int> default_checkpoint_signals() { return {SIGTERM, SIGINT, SIGUSR1}; }
+
 int SignalWatch::pending() noexcept { return g_pending; }
+
+bool SignalWatch::active() noexcept { return g_depth > 0; }
 
 }  // namespace stratus

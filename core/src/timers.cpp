@@ -11,6 +11,12 @@ double wall_seconds() {
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
 }
 
+namespace {
+const double g_process_start = wall_seconds();
+}  // namespace
+
+double process_start_seconds() { return g_process_start; }
+
 Timers::Scope::Scope(Timers& owner, std::string name)
     : owner_(owner), name_(std::move(name)), start_(wall_seconds()) {
   Kokkos::Profiling::pushRegion(name_);

@@ -1,3 +1,4 @@
+#include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/euler.hpp"
@@ -88,6 +89,7 @@ void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck
   const auto& log = ctx.log();
   log.info("{}", deck.to_toml());
   io::prepare_output_dir(ctx.comm(), deck);
+  const SignalWatch signals(checkpoint_signals(deck));
   auto solver = registry.find(deck.string("run.solver"))->create(ctx, deck);
   run_solver(ctx, deck, *solver, options);
   const auto summary = ctx.timers().summarize(ctx.comm());

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 namespace stratus {
 
@@ -52,7 +53,11 @@ void declare_checkpoint_section(Schema& schema) {
   c.add_string_list("signals",
                     "Signals that make the run write a checkpoint and stop with exit code 75.")
       .one_of(catchable_signal_names())
-      .set_default(std::vector<std::string>{"SIGTERM", "SIGINT", "SIGUSR1"});
+      .set_default([] {
+        std::vector<std::string> names;
+        for (const int s : default_checkpoint_signals()) names.push_back(signal_name(s));
+        return names;
+      }());
   c.add_string("walltime",
                "Wall-time limit of the run (a duration; \"\" for none). The run writes a "
                "checkpoint and stops (exit code 75) early enough to finish before it; "
@@ -104,8 +109,7 @@ Policy read_policy(const io::Deck& deck, const RunOptions& options) {
   if (p.mtbi <= 0) throw deck.error_at("checkpoint.mtbi", "must be a duration > 0");
   p.keep = static_cast<int>(deck.integer("checkpoint.keep"));
   p.at_end = deck.boolean("checkpoint.at_end");
-  for (const auto& name : deck.string_list("checkpoint.signals"))
-    p.signals.push_back(signal_number(name));
+  p.signals = checkpoint_signals(deck);
   if (!deck.string("checkpoint.walltime").empty())
     p.walltime = duration_or_error(deck, "checkpoint.walltime");
   if (options.walltime > 0 && (p.walltime <= 0 || options.walltime < p.walltime))
@@ -415,8 +419,9 @@ void Driver::run() {
 
   // The wall-time limit: deck or --walltime, and the Slurm job's end, whichever comes first.
   const double start = wall_seconds();
-  double deadline =
-      policy_.walltime > 0 ? start + policy_.walltime : std::numeric_limits<double>::infinity();
+  // --walltime and checkpoint.walltime count from the process start (set-up and resume included).
+  double deadline = policy_.walltime > 0 ? process_start_seconds() + policy_.walltime
+                                         : std::numeric_limits<double>::infinity();
   if (ctx_.rank() == 0) {
     const double left = slurm_time_left(log);
     if (left >= 0 && start + left < deadline) {
@@ -437,7 +442,8 @@ void Driver::run() {
   if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
   last_checkpoint_at_ = start;
 
-  SignalWatch signals(policy_.signals);
+  std::optional<SignalWatch> signals;  // run_deck installs it before the setup; tests may not
+  if (!SignalWatch::active()) signals.emplace(policy_.signals);
   const std::int64_t first_step = solver_.current_step();
   double step_time = 0;  // moving average of one step's wall time (rank 0)
   double previous = wall_seconds();
@@ -487,6 +493,13 @@ void Driver::run() {
 }
 
 }  // namespace
+
+std::vector<int> checkpoint_signals(const io::Deck& deck) {
+  std::vector<int> out;
+  for (const auto& name : deck.string_list("checkpoint.signals"))
+    out.push_back(signal_number(name));
+  return out;
+}
 
 void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options) {
   Driver(ctx, deck, solver, options).run();

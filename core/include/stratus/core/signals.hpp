@@ -12,6 +12,9 @@ namespace stratus {
 /// "SIGHUP", "SIGXCPU").
 const std::vector<std::string>& catchable_signal_names();
 
+/// The signals a run watches unless its deck says otherwise (SIGTERM, SIGINT, SIGUSR1).
+std::vector<int> default_checkpoint_signals();
+
 /// The signal number of `name` (one of catchable_signal_names()), or 0.
 int signal_number(std::string_view name);
 
@@ -20,8 +23,10 @@ std::string signal_name(int signal);
 
 /// Installs handlers for `signals` while alive and restores the previous ones afterwards. The
 /// handler is async-signal-safe: it stores the signal number and nothing else, so a second
-/// signal during a checkpoint write changes nothing but the stored number. One watch at a time
-/// per process.
+/// signal during a checkpoint write changes nothing but the stored number. Watches nest (the
+/// innermost one's handlers are installed; each restores what it replaced): `stratus run`
+/// watches the default signals from its first instruction, before MPI starts, and the deck's
+/// list once the deck is read; a signal caught by the outer watch stays pending.
 class SignalWatch {
  public:
   explicit SignalWatch(const std::vector<int>& signals);
@@ -31,6 +36,8 @@ class SignalWatch {
 
   /// The last signal received since the watch started (0 if none).
   [[nodiscard]] static int pending() noexcept;
+  /// Whether a watch is installed in this process.
+  [[nodiscard]] static bool active() noexcept;
 
  private:
   std::vector<int> signals_;

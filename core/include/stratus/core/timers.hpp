@@ -52,4 +52,8 @@ class Timers {
 /// Seconds since an arbitrary fixed point (monotonic).
 double wall_seconds();
 
+/// wall_seconds() when this process loaded Stratus (before main): where a run's wall-time
+/// limit is counted from.
+double process_start_seconds();
+
 }  // namespace stratus

@@ -101,7 +101,12 @@ Schema common_schema(const SolverRegistry& registry);
 io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const std::string& path,
                        const std::vector<io::Override>& overrides);
 
-/// Creates the deck's solver and runs it through run_solver. Collective.
+/// The signal numbers of the deck's `checkpoint.signals`.
+std::vector<int> checkpoint_signals(const io::Deck& deck);
+
+/// Creates the deck's solver and runs it through run_solver. Collective. The deck's checkpoint
+/// signals are watched from before the solver's setup: a signal during setup or resume stops
+/// the run with a checkpoint after its first step (exit 75) instead of killing the process.
 void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck,
               const RunOptions& options = {});
 
