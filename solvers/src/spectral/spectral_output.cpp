@@ -141,8 +141,9 @@ void SpectralSolver::open_outputs(std::int64_t resumed_at) {
     std::vector<double> k(bins);
     for (std::size_t b = 0; b < bins; ++b) k[b] = static_cast<double>(b) * dk_;
     if (ctx_.rank() == 0)
-      profiles_ = std::make_unique<io::ProfileFile>(io::output_path(deck_, ".spectra.h5"),
-                                                    "energy spectrum E(k)", k, resumed_at);
+      profiles_ =
+          std::make_unique<io::ProfileFile>(io::output_path(deck_, ".spectra.h5"),
+                                            "energy spectrum E(k)", k, deck_.to_toml(), resumed_at);
   }
   // Snapshots: on resume keep those up to the checkpoint, delete later ones (rank 0).
   snapshot_steps_.clear();
