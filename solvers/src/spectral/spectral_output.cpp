@@ -100,8 +100,6 @@ void SpectralSolver::write_series_file() const {
   grid.spacing = {box_[2] / static_cast<double>(n_[2]), box_[1] / static_cast<double>(n_[1]),
                   box_[0] / static_cast<double>(n_[0])};
   for (const char* f : kSnapshotFields) grid.scalars.emplace_back(f);
-  grid.vectors.push_back({"velocity", "u", "v", "w"});
-  grid.vectors.push_back({"vorticity", "omega_x", "omega_y", "omega_z"});
   std::vector<io::XdmfSnapshot> snaps;
   const std::string run = io::run_name(deck_);
   for (std::size_t i = 0; i < snapshot_steps_.size(); ++i)
