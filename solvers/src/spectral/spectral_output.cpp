@@ -80,6 +80,21 @@ void SpectralSolver::write_snapshot(const std::string& path) {
     fft_->backward(tmp_[c], f);
     out.write_field(std::string("/fields/") + kSnapshotFields[3 + c], to_zyx(f), 0, block, global);
   }
+  if (deck_.boolean("spectral.output.pressure")) {
+    // Total pressure P = p + |u|^2/2 solves lap P = div(u x omega): P_k = -i k . F[u x omega]
+    // / |k|^2 (mean 0); then p = P - |u|^2/2 on the grid.
+    for (int c = 0; c < 3; ++c) {
+      fft_->backward(v_[c], u_[c]);
+      fft_->backward(tmp_[c], w_[c]);
+    }
+    ks::cross_product(u_, w_, 3, 0, 0, 0);
+    for (int c = 0; c < 3; ++c) fft_->forward(w_[c], nl_[c]);
+    ks::pressure_from_nonlinear(modes_, nl_, 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]),
+                                tmp_.x);
+    fft_->backward(tmp_.x, f);
+    ks::subtract_kinetic(u_, f);
+    out.write_field("/fields/p", to_zyx(f), 0, block, global);
+  }
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", time_);
   out.write_attribute("/fields", "points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
@@ -100,6 +115,7 @@ void SpectralSolver::write_series_file() const {
   grid.spacing = {box_[2] / static_cast<double>(n_[2]), box_[1] / static_cast<double>(n_[1]),
                   box_[0] / static_cast<double>(n_[0])};
   for (const char* f : kSnapshotFields) grid.scalars.emplace_back(f);
+  if (deck_.boolean("spectral.output.pressure")) grid.scalars.emplace_back("p");
   std::vector<io::XdmfSnapshot> snaps;
   const std::string run = io::run_name(deck_);
   for (std::size_t i = 0; i < snapshot_steps_.size(); ++i)

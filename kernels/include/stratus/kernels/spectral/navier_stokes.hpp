@@ -311,6 +311,38 @@ inline void mask_dropped(const Modes& m, const SpectralVec& u) {
       });
 }
 
+/// out = -i k . (scale nl) / |k|^2 (0 at k = 0): the total pressure p + |u|^2/2 from the
+/// transform nl of u x omega (lap P = div(u x omega)).
+inline void pressure_from_nonlinear(const Modes& m, const SpectralVec& nl, double scale,
+                                    const SpectralView& out) {
+  Kokkos::parallel_for(
+      "spectral::pressure", mode_range(m),
+      KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
+        std::int64_t mm[3];
+        double k[3];
+        m.modes(iz, iy, ix, mm);
+        m.wavevector(mm, k);
+        const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
+        if (k2 == 0.0 || !m.kept(mm)) {
+          out(iz, iy, ix) = Complex(0.0, 0.0);
+          return;
+        }
+        const Complex kn =
+            k[0] * nl.x(iz, iy, ix) + k[1] * nl.y(iz, iy, ix) + k[2] * nl.z(iz, iy, ix);
+        out(iz, iy, ix) = Complex(0.0, -scale / k2) * kn;
+      });
+}
+
+/// p = p - |u|^2 / 2 at every point.
+inline void subtract_kinetic(const RealVec& u, const RealView& p) {
+  Kokkos::parallel_for(
+      "spectral::subtract_kinetic", point_range(p),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j, const std::int64_t k) {
+        const double a = u.x(i, j, k), b = u.y(i, j, k), c = u.z(i, j, k);
+        p(i, j, k) -= 0.5 * (a * a + b * b + c * c);
+      });
+}
+
 /// Multiplies every component by s.
 inline void scale(const Modes& m, const SpectralVec& u, double s) {
   Kokkos::parallel_for(
