@@ -1,8 +1,12 @@
 #include "stratus/io/field_series.hpp"
 
 #include "h5_support.hpp"
+#include "stratus/core/version.hpp"
+#include "stratus/io/h5file.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -130,8 +134,11 @@ std::vector<double> read_block_3d(const std::string& path, const std::string& da
 }
 
 ProfileFile::ProfileFile(std::string path, std::string quantity, std::vector<double> x,
-                         std::int64_t resumed_at)
-    : path_(std::move(path)), quantity_(std::move(quantity)), x_(std::move(x)) {
+                         std::string resolved_deck, std::int64_t resumed_at)
+    : path_(std::move(path)),
+      quantity_(std::move(quantity)),
+      deck_(std::move(resolved_deck)),
+      x_(std::move(x)) {
   if (resumed_at < 0 || !std::filesystem::exists(path_)) {
     create();
     return;
@@ -165,15 +172,40 @@ void ProfileFile::create() {
   Handle group(checked(H5Gcreate2(file, "/profiles", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path_,
                        "creating /profiles"),
                H5Gclose);
+  // The common layout of Stratus files (docs/file-formats.md), written by this one process.
   {
-    Handle type = detail::make_string_type(path_);
+    char when[32] = {};
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    detail::put_string_attribute(file, path_, "/", "stratus_format", "profiles");
+    const std::int64_t version = kFileFormatVersion, ranks = 1;
+    detail::put_numeric_attribute(file, path_, "/", "stratus_format_version", H5T_STD_I64LE,
+                                  H5T_NATIVE_INT64, &version, 1, true);
+    detail::put_string_attribute(file, path_, "/", "stratus_version",
+                                 std::string(stratus_version()));
+    detail::put_string_attribute(file, path_, "/", "stratus_git_revision",
+                                 std::string(git_revision()));
+    detail::put_string_attribute(file, path_, "/", "created_utc", when);
+    detail::put_numeric_attribute(file, path_, "/", "mpi_ranks", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                                  &ranks, 1, true);
+    detail::put_string_attribute(file, path_, "/", "quantity", quantity_);
+    Handle g(checked(H5Gcreate2(file, "/stratus", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), path_,
+                     "creating /stratus"),
+             H5Gclose);
+    Handle type(checked(H5Tcopy(H5T_C_S1), path_, "copying the string type"), H5Tclose);
+    checked(H5Tset_size(type, std::max<std::size_t>(deck_.size(), 1)), path_, "sizing the deck");
+    checked(H5Tset_cset(type, H5T_CSET_UTF8), path_, "setting the deck character set");
     Handle scalar(checked(H5Screate(H5S_SCALAR), path_, "creating a dataspace"), H5Sclose);
-    for (const auto& [name, value] :
-         {std::pair<std::string, std::string>{"stratus_format", "profiles"},
-          {"quantity", quantity_}}) {
-      const char* text = value.c_str();
-      detail::put_attribute(file, path_, "/", name, type, type, scalar, &text);
-    }
+    Handle d(checked(H5Dcreate2(file, "/stratus/deck", type, scalar, H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT),
+                     path_, "creating /stratus/deck"),
+             H5Dclose);
+    std::string text = deck_;
+    text.resize(std::max<std::size_t>(deck_.size(), 1), '\0');
+    checked(H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, text.data()), path_,
+            "writing /stratus/deck");
   }
   const hsize_t n = x_.size();
   Handle xs(checked(H5Screate_simple(1, &n, nullptr), path_, "creating a dataspace"), H5Sclose);

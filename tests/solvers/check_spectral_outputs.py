@@ -35,6 +35,7 @@ planner = "estimate"
 diag_every = 5
 spectrum_every = 5
 snapshot_every = 10
+pressure = true
 [checkpoint]
 every = 10
 interval = "off"
@@ -86,6 +87,13 @@ def main():
             err = np.max(np.abs(d - ref))
             if err > 1e-13:
                 fail(f"snapshot {name} differs from the exact field by {err:.2e}")
+        # Pressure of the Taylor-Green vortex: (U^2/16)(cos 2x + cos 2y)(cos 2z + 2), up to a
+        # constant.
+        p = f["fields"]["p"][()]
+        ref = U * U / 16 * (np.cos(2 * X) + np.cos(2 * Y)) * (np.cos(2 * Z) + 2)
+        err = np.max(np.abs((p - p.mean()) - (ref - ref.mean())))
+        if err > 1e-13:
+            fail(f"snapshot pressure differs from the exact one by {err:.2e}")
     # 2. XDMF: geometry in file order, every referenced dataset exists with the stated shape
     root = ET.parse(os.path.join(out, "tgv.xmf")).getroot()
     grids = root.findall("./Domain/Grid/Grid")
@@ -134,7 +142,7 @@ def main():
     if not np.allclose([float(g.find("Time").get("Value")) for g in grids], [0.0, 0.1, 0.2],
                        rtol=0, atol=1e-12):
         fail("XDMF series after the resume")
-    print("spectral outputs: exact TGV snapshot (velocity and vorticity to 1e-13), XDMF geometry "
+    print("spectral outputs: exact TGV snapshot (velocity, vorticity and pressure to 1e-13), XDMF geometry "
           "and datasets, spectra = energy, resume cuts every series back (each step once)")
 
 

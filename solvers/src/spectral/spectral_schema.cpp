@@ -149,6 +149,9 @@ void SpectralSolver::declare_sections(Schema& schema) {
             "every this many steps (0: none).")
       .at_least(0)
       .set_default(std::int64_t{0});
+  o.add_bool("pressure",
+             "Add the pressure p (mean 0 for p + |u|^2/2) to the snapshots (4 more FFTs each).")
+      .set_default(false);
   o.add_bool("fft_timing",
              "At the end, time the FFTs of one step standalone and log the share of the step "
              "spent outside them (bench/spectral_step.sh).")

@@ -259,6 +259,7 @@ void SpectralSolver::nonlinear(const ks::SpectralVec& us, bool first_stage) {
 
 void SpectralSolver::step() {
   Kokkos::Timer timer;
+  const auto fft_before = fft_->stats();
   const std::size_t stages = rk_a_.size();
   const bool linear = forcing_.forcing == ks::ForcingKind::linear;
   double band = 0;
@@ -295,6 +296,8 @@ void SpectralSolver::step() {
   ++step_;
   Kokkos::fence();
   step_seconds_ += timer.seconds();
+  fft_seconds_in_steps_ += fft_->stats().fft_seconds + fft_->stats().transpose_seconds -
+                           fft_before.fft_seconds - fft_before.transpose_seconds;
   ++steps_timed_;
 }
 

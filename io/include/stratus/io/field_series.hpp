@@ -50,20 +50,21 @@ std::vector<double> read_block_3d(const std::string& path, const std::string& da
 ///   /profiles/step    (rows)       int64
 ///   /profiles/time    (rows)
 ///   /profiles/value   (rows, n)
-/// with root attributes stratus_format = "profiles" and `quantity`.
+/// with the common layout of Stratus files (stratus_format = "profiles", /stratus/deck) and the
+/// root attribute `quantity`.
 class ProfileFile {
  public:
   /// `resumed_at` < 0: creates (truncates) `path`. Otherwise keeps the rows with step <=
   /// resumed_at and drops the others (a missing file is created). Serial (rank 0).
   ProfileFile(std::string path, std::string quantity, std::vector<double> x,
-              std::int64_t resumed_at);
+              std::string resolved_deck, std::int64_t resumed_at);
   /// Appends one row of values (size of x). Throws RuntimeError naming the file.
   void append(std::int64_t step, double time, const std::vector<double>& values);
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
   void create();
-  std::string path_, quantity_;
+  std::string path_, quantity_, deck_;
   std::vector<double> x_;
 };
 

@@ -110,6 +110,7 @@ class SpectralSolver : public Solver {
   std::vector<std::int64_t> snapshot_steps_;
   std::vector<double> snapshot_times_;
   double step_seconds_ = 0;
+  double fft_seconds_in_steps_ = 0;  // inside DistributedFft calls (FFTs and transposes)
   std::int64_t steps_timed_ = 0;
 };
 

@@ -68,17 +68,26 @@ struct Modes {
   [[nodiscard]] std::int64_t local_modes() const { return extent[0] * extent[1] * extent[2]; }
 };
 
+/// A 3D range whose tiles are whole lines of the contiguous axis on host backends (long
+/// unit-stride loops; the default tiles are tiny there) and the backend's default tiles on GPUs.
+inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> line_range(std::int64_t n0,
+                                                                       std::int64_t n1,
+                                                                       std::int64_t n2) {
+  using Policy = Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>;
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible)
+    return Policy({0, 0, 0}, {n0, n1, n2}, {1, 1, n2 > 0 ? n2 : 1});
+  return Policy({0, 0, 0}, {n0, n1, n2});
+}
+
 /// Range over this rank's modes as (iz, iy, ix).
 inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> mode_range(const Modes& m) {
-  return Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-      {0, 0, 0}, {m.extent[2], m.extent[1], m.extent[0]});
+  return line_range(m.extent[2], m.extent[1], m.extent[0]);
 }
 
 /// Range over a rank's real-space points (i, j, k).
 inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> point_range(const RealView& u) {
-  return Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-      {0, 0, 0}, {static_cast<std::int64_t>(u.extent(0)), static_cast<std::int64_t>(u.extent(1)),
-                  static_cast<std::int64_t>(u.extent(2))});
+  return line_range(static_cast<std::int64_t>(u.extent(0)), static_cast<std::int64_t>(u.extent(1)),
+                    static_cast<std::int64_t>(u.extent(2)));
 }
 
 /// |a|^2.
