@@ -221,14 +221,16 @@ EulerSolver::Totals EulerSolver::totals() const {
   Totals d;
   d.step = step_;
   d.time = time_;
-  double sums[ke::kVars];
+  double sums[ke::kVars + 1];
   for (int v = 0; v < ke::kVars; ++v) sums[v] = ke::total(u_, grid_, v);
-  MPI_Allreduce(MPI_IN_PLACE, sums, ke::kVars, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  sums[ke::kVars] = ke::kinetic_energy(u_, grid_);
+  MPI_Allreduce(MPI_IN_PLACE, sums, ke::kVars + 1, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   double volume = 1;
   for (int a = 0; a < 3; ++a) volume *= grid_.dx[a];
   d.mass = sums[0] * volume;
   for (int a = 0; a < 3; ++a) d.momentum[a] = sums[1 + a] * volume;
   d.energy = sums[4] * volume;
+  d.kinetic_energy = sums[ke::kVars] * volume;
   double mins[2] = {ke::minimum(u_, grid_, gas_, 0), ke::minimum(u_, grid_, gas_, 4)};
   MPI_Allreduce(MPI_IN_PLACE, mins, 2, MPI_DOUBLE, MPI_MIN, ctx_.comm());
   d.min_density = mins[0];

@@ -57,6 +57,7 @@ class EulerSolver : public Solver {
     double mass = 0;
     std::array<double, 3> momentum{};
     double energy = 0;
+    double kinetic_energy = 0;  ///< integral of rho |u|^2 / 2 (Taylor-Green dissipation)
     double min_density = 0, min_pressure = 0;
   };
   /// Integrals over the box of the conserved variables, minimum density and pressure.

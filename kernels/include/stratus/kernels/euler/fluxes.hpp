@@ -329,6 +329,20 @@ inline Real total(const State& u, const Grid& grid, int v) {
   return s;
 }
 
+/// Sum over the interior of the kinetic energy density |rho u|^2 / (2 rho).
+inline Real kinetic_energy(const State& u, const Grid& grid) {
+  Real s = 0;
+  Kokkos::parallel_reduce(
+      "euler::kinetic_energy", policy(interior(grid)),
+      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
+        const Real m2 = u(1, i, j, k) * u(1, i, j, k) + u(2, i, j, k) * u(2, i, j, k) +
+                        u(3, i, j, k) * u(3, i, j, k);
+        acc += Real(0.5) * m2 / u(0, i, j, k);
+      },
+      s);
+  return s;
+}
+
 /// Minimum over the interior of the density (which = 0) or the pressure (which = 4).
 inline Real minimum(const State& u, const Grid& grid, const Gas& gas, int which) {
   Real m = 0;
