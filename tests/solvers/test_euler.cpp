@@ -274,3 +274,19 @@ TEST(Euler, DensityWaveOrdersIn1D) {
   EXPECT_GE(std::log2(w1 / w2), 4.5);
   EXPECT_GE(std::log2(p1 / p2), 1.8);
 }
+
+// Lax's shock tube at t = 0.14 (the inputs/cfd/lax.toml setup): the plateau between the contact
+// (x = 0.714) and the shock (x = 0.847) holds the exact star state.
+TEST(Euler, LaxStarState) {
+  const Primitive1D l{0.445, 0.698, 3.528}, r{0.5, 0.0, 0.571};
+  const ExactRiemann exact(l, r, 1.4);
+  const auto deck = euler_deck(riemann_deck(400, l, r, 0.14), {"euler.limiter=\"van_leer\""});
+  EulerSolver s(stratus::testing::context(), deck);
+  run_to_end(s);
+  const Profile p = compare_1d(s, exact, 0.5, 0.14, 0.735, 0.825, 1.4);
+  std::printf("Lax: star p %.5f (exact %.5f), u %.5f (exact %.5f), L1(rho) %.4e\n", p.p_plateau,
+              exact.p_star(), p.u_plateau, exact.u_star(), p.l1_rho);
+  EXPECT_NEAR(p.p_plateau, exact.p_star(), 5e-4 * exact.p_star());
+  EXPECT_NEAR(p.u_plateau, exact.u_star(), 5e-4 * exact.u_star());
+  EXPECT_LT(p.l1_rho, 1e-2);
+}
