@@ -310,6 +310,8 @@ EulerSolver::EulerSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(
   if (integrator_ == "rk4")
     acc_ = ke::State("euler::rk4_acc", ke::kVars, shape(0), shape(1), shape(2));
   flux_ = ke::State("euler::flux", 3 * ke::kVars, shape(0), shape(1), shape(2));
+  if (ke::needs_primitives(scheme_))
+    w_ = ke::State("euler::primitives", ke::kVars, shape(0), shape(1), shape(2));
   if (scheme_.fourth_order)
     states_ = ke::State("euler::face_states", 2 * ke::kVars, shape(0), shape(1), shape(2));
   for (int v = 0; v < ke::kVars; ++v)

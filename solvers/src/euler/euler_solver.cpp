@@ -96,18 +96,33 @@ void EulerSolver::compute_fluxes(bool overlap) {
     if (fourth)
       ke::face_average_states(u_, states_, a, box, gas_, scheme_);
     else
-      ke::face_fluxes(u_, flux_, a, box, grid_, gas_, scheme_);
+      ke::face_fluxes(u_, w_, flux_, a, box, grid_, gas_, scheme_);
   };
+  // Primitive variables (PLM, first order, viscous terms): of the interior before the
+  // exchange, of the ghosts after it.
+  const bool prims = ke::needs_primitives(scheme_);
+  ke::IndexBox all;
+  for (int d = 0; d < 3; ++d) all.hi[d] = grid_.n[d] + 2 * grid_.g[d];
+  const ke::IndexBox cells = ke::interior(grid_);
+  auto ghost_primitives = [&]() {
+    if (!prims) return;
+    auto t = ctx_.timers().scope("euler: primitives");
+    for (const auto& b : box_minus(all, cells)) ke::primitives(u_, w_, b, gas_);
+  };
+  if (prims) {
+    auto t = ctx_.timers().scope("euler: primitives");
+    ke::primitives(u_, w_, cells, gas_);
+  }
   if (!fourth) {
     fill_ghosts_start();
-    {
+    if (overlap) {
       auto t = ctx_.timers().scope("euler: fluxes (interior)");
-      if (overlap)
-        for (int a = 0; a < 3; ++a)
-          if (grid_.active(a)) launch(a, inner[a]);
+      for (int a = 0; a < 3; ++a)
+        if (grid_.active(a)) launch(a, inner[a]);
     }
     fill_ghosts_finish();
-    auto t = ctx_.timers().scope("euler: fluxes (boundary)");
+    ghost_primitives();
+    auto t = ctx_.timers().scope(overlap ? "euler: fluxes (boundary)" : "euler: fluxes");
     for (int a = 0; a < 3; ++a) {
       if (!grid_.active(a)) continue;
       for (const auto& b : overlap ? box_minus(full[a], inner[a]) : std::vector{full[a]})
@@ -124,15 +139,19 @@ void EulerSolver::compute_fluxes(bool overlap) {
     if (first && overlap) {
       launch(a, inner[a]);
       fill_ghosts_finish();
+      ghost_primitives();
       for (const auto& b : box_minus(full[a], inner[a])) launch(a, b);
     } else {
-      if (first) fill_ghosts_finish();
+      if (first) {
+        fill_ghosts_finish();
+        ghost_primitives();
+      }
       launch(a, full[a]);
     }
     first = false;
-    ke::face_point_fluxes(u_, states_, flux_, a, point[a], grid_, gas_, scheme_);
+    ke::face_point_fluxes(w_, states_, flux_, a, point[a], grid_, gas_, scheme_);
   }
-  if (first) fill_ghosts_finish();
+  if (first) fill_ghosts_finish();  // no active axis (a single cell)
 }
 
 void EulerSolver::rhs_and_stage(const ke::Stage& st, double dt) {

@@ -102,7 +102,7 @@ class EulerSolver : public Solver {
   std::string integrator_;
   double cfl_ = 0.4, t_end_ = 0;
   std::unique_ptr<GridHalo> halo_;
-  kernels::euler::State u_, u0_, acc_, flux_, states_;
+  kernels::euler::State u_, u0_, acc_, flux_, states_, w_;
   std::vector<Field3D> fields_;  // the five components of u_ (halo exchange, files)
   std::int64_t step_ = 0;
   double time_ = 0, dt_ = 0;

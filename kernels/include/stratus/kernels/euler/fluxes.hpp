@@ -42,17 +42,19 @@ KOKKOS_INLINE_FUNCTION Vars unrotate(const Vars& f, int a) {
 KOKKOS_INLINE_FUNCTION bool physical(const Vars& w) { return w[0] > 0 && w[4] > 0; }
 
 /// Viscous and heat-conduction flux (to be subtracted from the inviscid one) through face
-/// (a; i, j, k): face-centred gradients from the two cells and, for tangential derivatives,
-/// central differences averaged over both cells (needs edge ghosts). Second order.
-KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& u, const Grid& grid, const Gas& gas, int a,
+/// (a; i, j, k) from the primitive variables `w`: face-centred gradients from the two cells and,
+/// for tangential derivatives, central differences averaged over both cells (needs edge
+/// ghosts). Second order.
+KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& w, const Grid& grid, const Gas& gas, int a,
                                          int i, int j, int k) {
   // c = 0..2 velocity components, 3 temperature
+  const Real inv_r = 1 / gas.gas_constant;
   auto cell = [&](int di, int dj, int dk, Real out[4]) {
-    const Vars w = to_primitive(gas, load(u, i + di, j + dj, k + dk));
-    out[0] = w[1];
-    out[1] = w[2];
-    out[2] = w[3];
-    out[3] = w[4] / (w[0] * gas.gas_constant);
+    const int ii = i + di, jj = j + dj, kk = k + dk;
+    out[0] = w(1, ii, jj, kk);
+    out[1] = w(2, ii, jj, kk);
+    out[2] = w(3, ii, jj, kk);
+    out[3] = w(4, ii, jj, kk) / w(0, ii, jj, kk) * inv_r;
   };
   int l[3] = {0, 0, 0};
   l[a] = -1;
@@ -95,11 +97,30 @@ KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& u, const Grid& grid, const
   return f;
 }
 
+/// Primitive variables of the cells of `box`: w(v, cell) = (rho, u, v, w, p).
+inline void primitives(const State& u, const State& w, const IndexBox& box, const Gas& gas) {
+  if (box.empty()) return;
+  Kokkos::parallel_for(
+      "euler::primitives", policy(box), KOKKOS_LAMBDA(const int i, const int j, const int k) {
+        const Vars p = to_primitive(gas, load(u, i, j, k));
+        for (int v = 0; v < kVars; ++v) w(v, i, j, k) = p[v];
+      });
+}
+
+/// True when the scheme reads primitive variables (PLM, first order, viscous terms): the
+/// solver keeps them in a view filled by primitives() before the fluxes.
+inline bool needs_primitives(const Scheme& sch) {
+  return sch.viscous || sch.reconstruction == Reconstruction::plm ||
+         sch.reconstruction == Reconstruction::first_order;
+}
+
 /// Left and right states of face (a; i, j, k) reconstructed from the cells along a. PLM and
-/// first order reconstruct primitive variables, WENO conserved ones; a non-physical result
-/// falls back to first order at that face. Returns primitive states.
-KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Scheme& sch, int a,
-                                        int i, int j, int k, Vars& wl, Vars& wr) {
+/// first order reconstruct primitive variables (read from `w`), WENO conserved ones (from
+/// `u`); a non-physical result falls back to first order at that face. Returns primitive
+/// states.
+KOKKOS_INLINE_FUNCTION void face_states(const State& u, const State& w, const Gas& gas,
+                                        const Scheme& sch, int a, int i, int j, int k, Vars& wl,
+                                        Vars& wr) {
   const int width = stencil_width(sch.reconstruction);
   const bool conserved =
       sch.reconstruction == Reconstruction::weno5 || sch.reconstruction == Reconstruction::weno5z;
@@ -107,9 +128,8 @@ KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Sc
   for (int s = 3 - width; s < 3 + width; ++s) {
     int ii = i, jj = j, kk = k;
     shift(a, s - 3, ii, jj, kk);
-    const Vars c = load(u, ii, jj, kk);
-    const Vars w = conserved ? c : to_primitive(gas, c);
-    for (int v = 0; v < kVars; ++v) q[v][s] = w[v];
+    const Vars c = load(conserved ? u : w, ii, jj, kk);
+    for (int v = 0; v < kVars; ++v) q[v][s] = c[v];
   }
   Vars l, r;
   for (int v = 0; v < kVars; ++v)
@@ -128,15 +148,16 @@ KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Sc
 }
 
 /// Fluxes through the faces `faces` along axis a: flux(5 a + v, face) (second-order path).
-inline void face_fluxes(const State& u, const State& flux, int a, const IndexBox& faces,
-                        const Grid& grid, const Gas& gas, const Scheme& sch) {
+inline void face_fluxes(const State& u, const State& w, const State& flux, int a,
+                        const IndexBox& faces, const Grid& grid, const Gas& gas,
+                        const Scheme& sch) {
   Kokkos::parallel_for(
       "euler::face_fluxes", policy(faces), KOKKOS_LAMBDA(const int i, const int j, const int k) {
         Vars wl, wr;
-        face_states(u, gas, sch, a, i, j, k, wl, wr);
+        face_states(u, w, gas, sch, a, i, j, k, wl, wr);
         Vars f = unrotate(riemann_flux(sch.riemann, gas, rotate(wl, a), rotate(wr, a)), a);
         if (sch.viscous) {
-          const Vars fv = viscous_flux(u, grid, gas, a, i, j, k);
+          const Vars fv = viscous_flux(w, grid, gas, a, i, j, k);
           for (int v = 0; v < kVars; ++v) f[v] -= fv[v];
         }
         for (int v = 0; v < kVars; ++v) flux(kVars * a + v, i, j, k) = f[v];
@@ -151,7 +172,7 @@ inline void face_average_states(const State& u, const State& states, int a, cons
       "euler::face_average_states", policy(faces),
       KOKKOS_LAMBDA(const int i, const int j, const int k) {
         Vars wl, wr;
-        face_states(u, gas, sch, a, i, j, k, wl, wr);
+        face_states(u, u, gas, sch, a, i, j, k, wl, wr);  // WENO: conserved variables only
         const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
         for (int v = 0; v < kVars; ++v) {
           states(v, i, j, k) = ul[v];
@@ -178,7 +199,7 @@ KOKKOS_INLINE_FUNCTION Real transverse_laplacian(const State& view, int c, const
 /// Fourth-order path, part 2: point values at face centres (face average minus h^2/24 of its
 /// transverse Laplacian), the Riemann flux there (and the viscous flux), into flux(5 a + v).
 /// `faces` must lie one face inside the box where states were computed, in the transverse axes.
-inline void face_point_fluxes(const State& u, const State& states, const State& flux, int a,
+inline void face_point_fluxes(const State& w, const State& states, const State& flux, int a,
                               const IndexBox& faces, const Grid& grid, const Gas& gas,
                               const Scheme& sch) {
   Kokkos::parallel_for(
@@ -198,7 +219,7 @@ inline void face_point_fluxes(const State& u, const State& states, const State& 
         }
         Vars f = unrotate(riemann_flux(sch.riemann, gas, rotate(wl, a), rotate(wr, a)), a);
         if (sch.viscous) {
-          const Vars fv = viscous_flux(u, grid, gas, a, i, j, k);
+          const Vars fv = viscous_flux(w, grid, gas, a, i, j, k);
           for (int v = 0; v < kVars; ++v) f[v] -= fv[v];
         }
         for (int v = 0; v < kVars; ++v) flux(kVars * a + v, i, j, k) = f[v];
