@@ -10,6 +10,7 @@
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/euler/fluxes.hpp"
 #include "stratus/kernels/euler/problems.hpp"
+#include "stratus/kernels/euler/reductions.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <memory>
