@@ -45,27 +45,31 @@ inline Real max_rate(const State& u, const Grid& grid, const Gas& gas, bool visc
   return m;
 }
 
-/// Sum over the interior of conserved variable v.
-inline Real total(const State& u, const Grid& grid, int v) {
+/// Sum over the interior cells of f(i, j, k) (a device functor returning Real).
+template <class F>
+Real interior_sum(const char* name, const Grid& grid, F f) {
   Real s = 0;
   Kokkos::parallel_reduce(
-      "euler::total", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) { acc += u(v, i, j, k); }, s);
+      name, policy(interior(grid)),
+      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) { acc += f(i, j, k); }, s);
   return s;
+}
+
+/// Sum over the interior of conserved variable v.
+inline Real total(const State& u, const Grid& grid, int v) {
+  return interior_sum(
+      "euler::total", grid,
+      KOKKOS_LAMBDA(const int i, const int j, const int k) { return u(v, i, j, k); });
 }
 
 /// Sum over the interior of the kinetic energy density |rho u|^2 / (2 rho).
 inline Real kinetic_energy(const State& u, const Grid& grid) {
-  Real s = 0;
-  Kokkos::parallel_reduce(
-      "euler::kinetic_energy", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
+  return interior_sum(
+      "euler::kinetic_energy", grid, KOKKOS_LAMBDA(const int i, const int j, const int k) {
         const Real m2 = u(1, i, j, k) * u(1, i, j, k) + u(2, i, j, k) * u(2, i, j, k) +
                         u(3, i, j, k) * u(3, i, j, k);
-        acc += Real(0.5) * m2 / u(0, i, j, k);
-      },
-      s);
-  return s;
+        return Real(0.5) * m2 / u(0, i, j, k);
+      });
 }
 
 /// Minimum over the interior of the density (which = 0) or the pressure (which = 4).
@@ -83,14 +87,10 @@ inline Real minimum(const State& u, const Grid& grid, const Gas& gas, int which)
 
 /// Sum over the interior of |a(v) - b(v)| (two states of the same block).
 inline Real l1_difference(const State& a, const State& b, const Grid& grid, int v) {
-  Real s = 0;
-  Kokkos::parallel_reduce(
-      "euler::l1_difference", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
-        acc += kmath::fabs(a(v, i, j, k) - b(v, i, j, k));
-      },
-      s);
-  return s;
+  return interior_sum(
+      "euler::l1_difference", grid, KOKKOS_LAMBDA(const int i, const int j, const int k) {
+        return kmath::fabs(a(v, i, j, k) - b(v, i, j, k));
+      });
 }
 
 /// Copies variable v of the interior of `u` into `out` (shape n, no ghosts). With `transpose`,
