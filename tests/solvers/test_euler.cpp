@@ -244,3 +244,49 @@ TEST(Euler, ConservesInPeriodicBox) {
     EXPECT_LT(t1.energy, t0.energy * 1.0000001);
   }
 }
+
+namespace {
+
+/// L1 density error of a 1D density wave (rho = 1 + 0.2 sin(2 pi x), u = p = 1) after one
+/// period of the unit periodic box: the exact solution is the initial state.
+double wave_error(int n, const std::string& scheme) {
+  const auto deck = euler_deck(
+      fmt::format("[euler]\ncells = [{}, 1, 1]\nt_end = 1.0\nwrite_fields = false\n{}\n"
+                  "[euler.initial]\nproblem = \"shu_osher\"\nx0 = -1.0\nleft = [1, 1, 0, 0, 1]\n"
+                  "right = [1, 1, 0, 0, 1]\namplitude = 0.2\nwavenumber = 6.283185307179586\n",
+                  n, scheme));
+  EulerSolver s(stratus::testing::context(), deck), initial(stratus::testing::context(), deck);
+  run_to_end(s);
+  return s.l1_difference(initial, 0);
+}
+
+}  // namespace
+
+// 1D smooth flow: WENO5-Z + RK4 converges at fifth order (no multi-D corrections needed),
+// PLM + RK3 at second.
+TEST(Euler, DensityWaveOrdersIn1D) {
+  const std::string weno = "reconstruction = \"weno5z\"\nintegrator = \"rk4\"\ncfl = 0.5";
+  const double w1 = wave_error(20, weno), w2 = wave_error(40, weno);
+  const std::string plm = "reconstruction = \"plm\"\nlimiter = \"van_leer\"";
+  const double p1 = wave_error(40, plm), p2 = wave_error(80, plm);
+  std::printf("density wave: WENO5-Z %.4e %.4e order %.3f; PLM %.4e %.4e order %.3f\n", w1, w2,
+              std::log2(w1 / w2), p1, p2, std::log2(p1 / p2));
+  EXPECT_GE(std::log2(w1 / w2), 4.5);
+  EXPECT_GE(std::log2(p1 / p2), 1.8);
+}
+
+// Lax's shock tube at t = 0.14 (the inputs/cfd/lax.toml setup): the plateau between the contact
+// (x = 0.714) and the shock (x = 0.847) holds the exact star state.
+TEST(Euler, LaxStarState) {
+  const Primitive1D l{0.445, 0.698, 3.528}, r{0.5, 0.0, 0.571};
+  const ExactRiemann exact(l, r, 1.4);
+  const auto deck = euler_deck(riemann_deck(400, l, r, 0.14), {"euler.limiter=\"van_leer\""});
+  EulerSolver s(stratus::testing::context(), deck);
+  run_to_end(s);
+  const Profile p = compare_1d(s, exact, 0.5, 0.14, 0.735, 0.825, 1.4);
+  std::printf("Lax: star p %.5f (exact %.5f), u %.5f (exact %.5f), L1(rho) %.4e\n", p.p_plateau,
+              exact.p_star(), p.u_plateau, exact.u_star(), p.l1_rho);
+  EXPECT_NEAR(p.p_plateau, exact.p_star(), 5e-4 * exact.p_star());
+  EXPECT_NEAR(p.u_plateau, exact.u_star(), 5e-4 * exact.u_star());
+  EXPECT_LT(p.l1_rho, 1e-2);
+}

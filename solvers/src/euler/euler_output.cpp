@@ -113,16 +113,17 @@ void EulerSolver::report() {
   const Totals d = totals();
   ctx_.log().info("{:>8} {:>13.6e} {:>11.4e} {:>17.10e} {:>17.10e} {:>11.4e} {:>11.4e}", d.step,
                   d.time, dt_, d.mass, d.energy, d.min_density, d.min_pressure);
-  series_->row(
-      fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}",
-                  d.step, d.time, dt_, d.mass, d.momentum[0], d.momentum[1], d.momentum[2],
-                  d.energy, d.min_density, d.min_pressure));
+  series_->row(fmt::format(
+      "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", d.step,
+      d.time, dt_, d.mass, d.momentum[0], d.momentum[1], d.momentum[2], d.energy, d.kinetic_energy,
+      d.min_density, d.min_pressure));
 }
 
 void EulerSolver::open_outputs(std::int64_t resumed_at) {
   series_ = std::make_unique<io::SeriesFile>(
       ctx_.comm(), io::output_path(deck_, ".series.csv"),
-      "step,time,dt,mass,momentum_x,momentum_y,momentum_z,energy,min_density,min_pressure\n",
+      "step,time,dt,mass,momentum_x,momentum_y,momentum_z,energy,kinetic_energy,min_density,"
+      "min_pressure\n",
       resumed_at);
   ctx_.log().info("{:>8} {:>13} {:>11} {:>17} {:>17} {:>11} {:>11}", "step", "time", "dt", "mass",
                   "energy", "min rho", "min p");

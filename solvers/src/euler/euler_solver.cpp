@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -96,18 +97,33 @@ void EulerSolver::compute_fluxes(bool overlap) {
     if (fourth)
       ke::face_average_states(u_, states_, a, box, gas_, scheme_);
     else
-      ke::face_fluxes(u_, flux_, a, box, grid_, gas_, scheme_);
+      ke::face_fluxes(u_, w_, flux_, a, box, grid_, gas_, scheme_);
   };
+  // Primitive variables (PLM, first order, viscous terms): of the interior before the
+  // exchange, of the ghosts after it.
+  const bool prims = ke::needs_primitives(scheme_);
+  ke::IndexBox all;
+  for (int d = 0; d < 3; ++d) all.hi[d] = grid_.n[d] + 2 * grid_.g[d];
+  const ke::IndexBox cells = ke::interior(grid_);
+  auto ghost_primitives = [&]() {
+    if (!prims) return;
+    auto t = ctx_.timers().scope("euler: primitives");
+    for (const auto& b : box_minus(all, cells)) ke::primitives(u_, w_, b, gas_);
+  };
+  if (prims) {
+    auto t = ctx_.timers().scope("euler: primitives");
+    ke::primitives(u_, w_, cells, gas_);
+  }
   if (!fourth) {
     fill_ghosts_start();
-    {
+    if (overlap) {
       auto t = ctx_.timers().scope("euler: fluxes (interior)");
-      if (overlap)
-        for (int a = 0; a < 3; ++a)
-          if (grid_.active(a)) launch(a, inner[a]);
+      for (int a = 0; a < 3; ++a)
+        if (grid_.active(a)) launch(a, inner[a]);
     }
     fill_ghosts_finish();
-    auto t = ctx_.timers().scope("euler: fluxes (boundary)");
+    ghost_primitives();
+    auto t = ctx_.timers().scope(overlap ? "euler: fluxes (boundary)" : "euler: fluxes");
     for (int a = 0; a < 3; ++a) {
       if (!grid_.active(a)) continue;
       for (const auto& b : overlap ? box_minus(full[a], inner[a]) : std::vector{full[a]})
@@ -124,19 +140,24 @@ void EulerSolver::compute_fluxes(bool overlap) {
     if (first && overlap) {
       launch(a, inner[a]);
       fill_ghosts_finish();
+      ghost_primitives();
       for (const auto& b : box_minus(full[a], inner[a])) launch(a, b);
     } else {
-      if (first) fill_ghosts_finish();
+      if (first) {
+        fill_ghosts_finish();
+        ghost_primitives();
+      }
       launch(a, full[a]);
     }
     first = false;
-    ke::face_point_fluxes(u_, states_, flux_, a, point[a], grid_, gas_, scheme_);
+    ke::face_point_fluxes(w_, states_, flux_, a, point[a], grid_, gas_, scheme_);
   }
-  if (first) fill_ghosts_finish();
+  if (first) fill_ghosts_finish();  // no active axis (a single cell)
 }
 
 void EulerSolver::rhs_and_stage(const ke::Stage& st, double dt) {
-  compute_fluxes(true);
+  // Overlap pays only when messages travel between ranks; alone, one launch per axis is cheaper.
+  compute_fluxes(decomposition_->size() > 1);
   auto t = ctx_.timers().scope("euler: update");
   ke::stage_update(u0_, u_, acc_, flux_, grid_, scheme_.fourth_order, st, dt);
 }
@@ -221,14 +242,16 @@ EulerSolver::Totals EulerSolver::totals() const {
   Totals d;
   d.step = step_;
   d.time = time_;
-  double sums[ke::kVars];
+  double sums[ke::kVars + 1];
   for (int v = 0; v < ke::kVars; ++v) sums[v] = ke::total(u_, grid_, v);
-  MPI_Allreduce(MPI_IN_PLACE, sums, ke::kVars, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  sums[ke::kVars] = ke::kinetic_energy(u_, grid_);
+  MPI_Allreduce(MPI_IN_PLACE, sums, ke::kVars + 1, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   double volume = 1;
   for (int a = 0; a < 3; ++a) volume *= grid_.dx[a];
   d.mass = sums[0] * volume;
   for (int a = 0; a < 3; ++a) d.momentum[a] = sums[1 + a] * volume;
   d.energy = sums[4] * volume;
+  d.kinetic_energy = sums[ke::kVars] * volume;
   double mins[2] = {ke::minimum(u_, grid_, gas_, 0), ke::minimum(u_, grid_, gas_, 4)};
   MPI_Allreduce(MPI_IN_PLACE, mins, 2, MPI_DOUBLE, MPI_MIN, ctx_.comm());
   d.min_density = mins[0];

@@ -10,6 +10,7 @@
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/euler/fluxes.hpp"
 #include "stratus/kernels/euler/problems.hpp"
+#include "stratus/kernels/euler/reductions.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <memory>
@@ -57,6 +58,7 @@ class EulerSolver : public Solver {
     double mass = 0;
     std::array<double, 3> momentum{};
     double energy = 0;
+    double kinetic_energy = 0;  ///< integral of rho |u|^2 / 2 (Taylor-Green dissipation)
     double min_density = 0, min_pressure = 0;
   };
   /// Integrals over the box of the conserved variables, minimum density and pressure.
@@ -101,7 +103,7 @@ class EulerSolver : public Solver {
   std::string integrator_;
   double cfl_ = 0.4, t_end_ = 0;
   std::unique_ptr<GridHalo> halo_;
-  kernels::euler::State u_, u0_, acc_, flux_, states_;
+  kernels::euler::State u_, u0_, acc_, flux_, states_, w_;
   std::vector<Field3D> fields_;  // the five components of u_ (halo exchange, files)
   std::int64_t step_ = 0;
   double time_ = 0, dt_ = 0;

@@ -1,18 +1,16 @@
 // Finite-volume fluxes and updates of the Euler / Navier-Stokes equations on a block with
 // ghost cells: face fluxes along one axis (reconstruction + Riemann solver + viscous terms),
-// the fourth-order face-average corrections, the Runge-Kutta stage update, physical boundary
-// ghosts, and the reductions (time-step rate, totals). Pure Kokkos.
+// the fourth-order face-average corrections, the Runge-Kutta stage update and physical
+// boundary ghosts. Pure Kokkos. Reductions over the state live in reductions.hpp.
 //
 // Face index convention: along axis a, face index i is the face between cells i-1 and i, so
-// the faces of the interior cells are [g, g + n] and flux(3 * a + ..., i, j, k) is stored at
+// the faces of the interior cells are [g, g + n] and flux(5 * a + v, i, j, k) is stored at
 // the index of the cell on its high side.
 #pragma once
 
 #include "stratus/kernels/euler/gas.hpp"
 #include "stratus/kernels/euler/reconstruct.hpp"
 #include "stratus/kernels/euler/riemann.hpp"
-
-#include <cfloat>
 
 namespace stratus::kernels::euler {
 
@@ -42,17 +40,19 @@ KOKKOS_INLINE_FUNCTION Vars unrotate(const Vars& f, int a) {
 KOKKOS_INLINE_FUNCTION bool physical(const Vars& w) { return w[0] > 0 && w[4] > 0; }
 
 /// Viscous and heat-conduction flux (to be subtracted from the inviscid one) through face
-/// (a; i, j, k): face-centred gradients from the two cells and, for tangential derivatives,
-/// central differences averaged over both cells (needs edge ghosts). Second order.
-KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& u, const Grid& grid, const Gas& gas, int a,
+/// (a; i, j, k) from the primitive variables `w`: face-centred gradients from the two cells and,
+/// for tangential derivatives, central differences averaged over both cells (needs edge
+/// ghosts). Second order.
+KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& w, const Grid& grid, const Gas& gas, int a,
                                          int i, int j, int k) {
   // c = 0..2 velocity components, 3 temperature
+  const Real inv_r = 1 / gas.gas_constant;
   auto cell = [&](int di, int dj, int dk, Real out[4]) {
-    const Vars w = to_primitive(gas, load(u, i + di, j + dj, k + dk));
-    out[0] = w[1];
-    out[1] = w[2];
-    out[2] = w[3];
-    out[3] = w[4] / (w[0] * gas.gas_constant);
+    const int ii = i + di, jj = j + dj, kk = k + dk;
+    out[0] = w(1, ii, jj, kk);
+    out[1] = w(2, ii, jj, kk);
+    out[2] = w(3, ii, jj, kk);
+    out[3] = w(4, ii, jj, kk) / w(0, ii, jj, kk) * inv_r;
   };
   int l[3] = {0, 0, 0};
   l[a] = -1;
@@ -95,11 +95,30 @@ KOKKOS_INLINE_FUNCTION Vars viscous_flux(const State& u, const Grid& grid, const
   return f;
 }
 
+/// Primitive variables of the cells of `box`: w(v, cell) = (rho, u, v, w, p).
+inline void primitives(const State& u, const State& w, const IndexBox& box, const Gas& gas) {
+  if (box.empty()) return;
+  Kokkos::parallel_for(
+      "euler::primitives", policy(box), KOKKOS_LAMBDA(const int i, const int j, const int k) {
+        const Vars p = to_primitive(gas, load(u, i, j, k));
+        for (int v = 0; v < kVars; ++v) w(v, i, j, k) = p[v];
+      });
+}
+
+/// True when the scheme reads primitive variables (PLM, first order, viscous terms): the
+/// solver keeps them in a view filled by primitives() before the fluxes.
+inline bool needs_primitives(const Scheme& sch) {
+  return sch.viscous || sch.reconstruction == Reconstruction::plm ||
+         sch.reconstruction == Reconstruction::first_order;
+}
+
 /// Left and right states of face (a; i, j, k) reconstructed from the cells along a. PLM and
-/// first order reconstruct primitive variables, WENO conserved ones; a non-physical result
-/// falls back to first order at that face. Returns primitive states.
-KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Scheme& sch, int a,
-                                        int i, int j, int k, Vars& wl, Vars& wr) {
+/// first order reconstruct primitive variables (read from `w`), WENO conserved ones (from
+/// `u`); a non-physical result falls back to first order at that face. Returns primitive
+/// states.
+KOKKOS_INLINE_FUNCTION void face_states(const State& u, const State& w, const Gas& gas,
+                                        const Scheme& sch, int a, int i, int j, int k, Vars& wl,
+                                        Vars& wr) {
   const int width = stencil_width(sch.reconstruction);
   const bool conserved =
       sch.reconstruction == Reconstruction::weno5 || sch.reconstruction == Reconstruction::weno5z;
@@ -107,9 +126,8 @@ KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Sc
   for (int s = 3 - width; s < 3 + width; ++s) {
     int ii = i, jj = j, kk = k;
     shift(a, s - 3, ii, jj, kk);
-    const Vars c = load(u, ii, jj, kk);
-    const Vars w = conserved ? c : to_primitive(gas, c);
-    for (int v = 0; v < kVars; ++v) q[v][s] = w[v];
+    const Vars c = load(conserved ? u : w, ii, jj, kk);
+    for (int v = 0; v < kVars; ++v) q[v][s] = c[v];
   }
   Vars l, r;
   for (int v = 0; v < kVars; ++v)
@@ -128,15 +146,16 @@ KOKKOS_INLINE_FUNCTION void face_states(const State& u, const Gas& gas, const Sc
 }
 
 /// Fluxes through the faces `faces` along axis a: flux(5 a + v, face) (second-order path).
-inline void face_fluxes(const State& u, const State& flux, int a, const IndexBox& faces,
-                        const Grid& grid, const Gas& gas, const Scheme& sch) {
+inline void face_fluxes(const State& u, const State& w, const State& flux, int a,
+                        const IndexBox& faces, const Grid& grid, const Gas& gas,
+                        const Scheme& sch) {
   Kokkos::parallel_for(
       "euler::face_fluxes", policy(faces), KOKKOS_LAMBDA(const int i, const int j, const int k) {
         Vars wl, wr;
-        face_states(u, gas, sch, a, i, j, k, wl, wr);
+        face_states(u, w, gas, sch, a, i, j, k, wl, wr);
         Vars f = unrotate(riemann_flux(sch.riemann, gas, rotate(wl, a), rotate(wr, a)), a);
         if (sch.viscous) {
-          const Vars fv = viscous_flux(u, grid, gas, a, i, j, k);
+          const Vars fv = viscous_flux(w, grid, gas, a, i, j, k);
           for (int v = 0; v < kVars; ++v) f[v] -= fv[v];
         }
         for (int v = 0; v < kVars; ++v) flux(kVars * a + v, i, j, k) = f[v];
@@ -151,7 +170,7 @@ inline void face_average_states(const State& u, const State& states, int a, cons
       "euler::face_average_states", policy(faces),
       KOKKOS_LAMBDA(const int i, const int j, const int k) {
         Vars wl, wr;
-        face_states(u, gas, sch, a, i, j, k, wl, wr);
+        face_states(u, u, gas, sch, a, i, j, k, wl, wr);  // WENO: conserved variables only
         const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
         for (int v = 0; v < kVars; ++v) {
           states(v, i, j, k) = ul[v];
@@ -178,7 +197,7 @@ KOKKOS_INLINE_FUNCTION Real transverse_laplacian(const State& view, int c, const
 /// Fourth-order path, part 2: point values at face centres (face average minus h^2/24 of its
 /// transverse Laplacian), the Riemann flux there (and the viscous flux), into flux(5 a + v).
 /// `faces` must lie one face inside the box where states were computed, in the transverse axes.
-inline void face_point_fluxes(const State& u, const State& states, const State& flux, int a,
+inline void face_point_fluxes(const State& w, const State& states, const State& flux, int a,
                               const IndexBox& faces, const Grid& grid, const Gas& gas,
                               const Scheme& sch) {
   Kokkos::parallel_for(
@@ -198,7 +217,7 @@ inline void face_point_fluxes(const State& u, const State& states, const State& 
         }
         Vars f = unrotate(riemann_flux(sch.riemann, gas, rotate(wl, a), rotate(wr, a)), a);
         if (sch.viscous) {
-          const Vars fv = viscous_flux(u, grid, gas, a, i, j, k);
+          const Vars fv = viscous_flux(w, grid, gas, a, i, j, k);
           for (int v = 0; v < kVars; ++v) f[v] -= fv[v];
         }
         for (int v = 0; v < kVars; ++v) flux(kVars * a + v, i, j, k) = f[v];
@@ -280,113 +299,6 @@ inline void fill_boundary(const State& u, const Grid& grid, int a, int side, Bou
           if (type == Boundary::reflecting && v == 1 + a) x = -x;
           u(v, dst[0], dst[1], dst[2]) = x;
         }
-      });
-}
-
-/// Value returned by max_rate() when a cell has a non-positive (or NaN) density or pressure.
-inline constexpr Real kBadState = DBL_MAX;
-
-/// Largest inverse time-step limit over the interior: sum_a (|u_a| + c) / dx_a plus, with
-/// viscosity, 2 nu sum_a 1/dx_a^2 (nu = max(mu, gamma mu / Pr) / rho). kBadState when any cell
-/// has rho <= 0 or p <= 0 (or NaN).
-inline Real max_rate(const State& u, const Grid& grid, const Gas& gas, bool viscous) {
-  Real m = 0;
-  Kokkos::parallel_reduce(
-      "euler::max_rate", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
-        const Vars w = to_primitive(gas, load(u, i, j, k));
-        Real rate;
-        if (!(w[0] > 0 && w[4] > 0) || !(w[4] < kBadState)) {
-          rate = kBadState;
-        } else {
-          const Real c = sound_speed(gas, w[0], w[4]);
-          rate = 0;
-          Real inv2 = 0;
-          for (int a = 0; a < 3; ++a) {
-            if (!grid.active(a)) continue;
-            rate += (kmath::fabs(w[1 + a]) + c) / grid.dx[a];
-            inv2 += 1 / (grid.dx[a] * grid.dx[a]);
-          }
-          if (viscous) {
-            const Real mu = viscosity(gas, w[4] / (w[0] * gas.gas_constant));
-            const Real f = gas.gamma / gas.prandtl > 1 ? gas.gamma / gas.prandtl : Real(1);
-            rate += 2 * mu * f / w[0] * inv2;
-          }
-          if (!(rate < kBadState)) rate = kBadState;
-        }
-        if (rate > acc) acc = rate;
-      },
-      Kokkos::Max<Real>(m));
-  return m;
-}
-
-/// Sum over the interior of conserved variable v.
-inline Real total(const State& u, const Grid& grid, int v) {
-  Real s = 0;
-  Kokkos::parallel_reduce(
-      "euler::total", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) { acc += u(v, i, j, k); }, s);
-  return s;
-}
-
-/// Minimum over the interior of the density (which = 0) or the pressure (which = 4).
-inline Real minimum(const State& u, const Grid& grid, const Gas& gas, int which) {
-  Real m = 0;
-  Kokkos::parallel_reduce(
-      "euler::minimum", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
-        const Real x = which == 0 ? u(0, i, j, k) : to_primitive(gas, load(u, i, j, k))[4];
-        if (x < acc) acc = x;
-      },
-      Kokkos::Min<Real>(m));
-  return m;
-}
-
-}  // namespace stratus::kernels::euler
-
-namespace stratus::kernels::euler {
-
-/// Sum over the interior of |a(v) - b(v)| (two states of the same block).
-inline Real l1_difference(const State& a, const State& b, const Grid& grid, int v) {
-  Real s = 0;
-  Kokkos::parallel_reduce(
-      "euler::l1_difference", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
-        acc += kmath::fabs(a(v, i, j, k) - b(v, i, j, k));
-      },
-      s);
-  return s;
-}
-
-/// Copies variable v of the interior of `u` into `out` (shape n, no ghosts). With `transpose`,
-/// out is (nz, ny, nx) (x fastest, the order XDMF readers map to x, y, z); with `primitive`,
-/// v counts primitive variables (rho, u, v, w, p).
-inline void extract(const State& u, const Field3D& out, const Grid& grid, const Gas& gas, int v,
-                    bool primitive, bool transpose) {
-  const int g0 = grid.g[0], g1 = grid.g[1], g2 = grid.g[2];
-  Kokkos::parallel_for(
-      "euler::extract",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({0, 0, 0},
-                                                           {grid.n[0], grid.n[1], grid.n[2]}),
-      KOKKOS_LAMBDA(const int i, const int j, const int k) {
-        const Real x = primitive ? to_primitive(gas, load(u, i + g0, j + g1, k + g2))[v]
-                                 : u(v, i + g0, j + g1, k + g2);
-        if (transpose)
-          out(k, j, i) = x;
-        else
-          out(i, j, k) = x;
-      });
-}
-
-/// Inverse of extract (conserved, not transposed): out's interior variable v from `in`.
-inline void insert(const Field3D& in, const State& u, const Grid& grid, int v) {
-  const int g0 = grid.g[0], g1 = grid.g[1], g2 = grid.g[2];
-  Kokkos::parallel_for(
-      "euler::insert",
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({0, 0, 0},
-                                                           {grid.n[0], grid.n[1], grid.n[2]}),
-      KOKKOS_LAMBDA(const int i, const int j, const int k) {
-        u(v, i + g0, j + g1, k + g2) = in(i, j, k);
       });
 }
 
