@@ -367,7 +367,9 @@ int submit(const Context& ctx, const SolverRegistry& registry, const SubmitOptio
     std::string out =
         run_program(argv, o.environment.empty() ? environment_snapshot() : o.environment, status);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    const std::string id = out.substr(0, out.find(';'));  // "ID" or "ID;cluster"
+    // The last line is "ID" or "ID;cluster"; warnings may come before it.
+    const std::string last = out.substr(out.find_last_of('\n') + 1);
+    const std::string id = last.substr(0, last.find(';'));
     const bool numeric = !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
     if (status != 0 || !numeric) {
       if (o.script.empty()) fs::remove(path);

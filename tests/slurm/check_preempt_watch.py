@@ -18,6 +18,10 @@ from played_http import Played, serve  # noqa: E402
 from stratus_checks import Failure, check  # noqa: E402
 
 TOKEN = "tkn"
+# A stand-in for a Stratus rank: installs its SIGUSR1 handler after 1.5 s of "start-up", exits
+# 75 when the signal comes.
+TARGET = ("import signal, sys, time\ntime.sleep(1.5)\n"
+          "signal.signal(signal.SIGUSR1, lambda *a: sys.exit(75))\ntime.sleep(30)\nsys.exit(3)\n")
 
 
 class Metadata(Played):
@@ -84,24 +88,35 @@ def main():
               "Google), azure (Metadata: true, Preempt among other events): no notice -> 1, "
               "notice -> 0 with what it says")
 
-        # The loop: a target process gets SIGUSR1 as soon as the notice appears.
+        # The loop: the target gets SIGUSR1 once the notice is there and it has a handler for
+        # it (it installs one 1.5 s after it starts, exits 75 on the signal, like Stratus).
         Metadata.notice = False
-        target = subprocess.Popen(["sleep", "60"])
+        target = subprocess.Popen([sys.executable, "-c", TARGET])
         w = subprocess.Popen([sys.executable, args.watcher, "--cloud", "aws", "--url", base,
                               "--interval", "0.1", "--pid", str(target.pid)],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(0.5)
+        time.sleep(0.3)
         check(target.poll() is None, "the target was signalled without a notice")
         armed = time.time()
-        Metadata.notice = True
+        Metadata.notice = True  # before the target has its handler: the watcher must wait
         rc = target.wait(timeout=10)
         delay = time.time() - armed
         out = w.communicate(timeout=10)[0]
-        check(rc == -signal.SIGUSR1, f"the target ended with {rc}, not by SIGUSR1")
+        check(rc == 75, f"the target ended with {rc}, not 75 from its SIGUSR1 handler "
+              f"(-10: killed by a signal it had no handler for yet)")
         check(w.returncode == 0 and "SIGUSR1 sent to 1 process(es)" in out, f"watcher: {out}")
-        check(delay < 2.0, f"SIGUSR1 {delay:.2f} s after the notice (polls every 0.1 s)")
-        print(f"loop: the target got SIGUSR1 {delay:.2f} s after the notice appeared "
-              f"(polling every 0.1 s)")
+        check(1.0 < delay < 3.0, f"SIGUSR1 {delay:.2f} s after the notice (handler after 1.5 s)")
+        # And at once when the handler is already there.
+        target = subprocess.Popen([sys.executable, "-c", TARGET.replace("1.5", "0")])
+        time.sleep(0.5)
+        armed = time.time()
+        p = watch("--cloud", "aws", "--url", base, "--interval", "0.1", "--pid", str(target.pid))
+        rc = target.wait(timeout=10)
+        fast = time.time() - armed
+        check(rc == 75 and fast < 1.5, f"ready target: exit {rc} after {fast:.2f} s")
+        print(f"loop: a notice while the target is starting waits for its handler (signal "
+              f"{delay:.2f} s after the notice, handler at 1.5 s; exit 75); a ready target is "
+              f"signalled {fast:.2f} s after the notice (watcher start and one poll included)")
 
         # --until-gone: no notice, the target exits, the watcher follows.
         Metadata.notice = False

@@ -12,10 +12,11 @@
    to the reference.
 3. spot-watch: the same, stopped by stratus-preempt-watch seeing an AWS spot notice played by an
    HTTP server on loopback (IMDSv2: token PUT, then GET with the token).
-4. fallback: a spot job with no requeue left continues as a new job on the fallback partition
+4. early: SIGUSR1 the moment the job starts, before the ranks have their handler: requeued too.
+5. fallback: a spot job with no requeue left continues as a new job on the fallback partition
    (this one launched with mpirun inside the allocation instead of srun).
-5. chain: `--chain 2` (afterany); the first job is stopped and ends with 75, the second resumes.
-6. The daemons are stopped whatever happens (also on SIGTERM/SIGINT and at --deadline).
+6. chain: `--chain 2` (afterany); the first job is stopped and ends with 75, the second resumes.
+7. The daemons are stopped whatever happens (also on SIGTERM/SIGINT and at --deadline).
 If Slurm cannot start, the test fails and says why.
 """
 import argparse
@@ -257,6 +258,34 @@ class Suite:
     def spot_usr1(self, reference):
         self.spot("spot-usr1", reference, [], self.usr1)
 
+    def early(self, reference):
+        """SIGUSR1 the moment the jobscript starts, before the ranks do: the jobscript forwards it
+        once they have started; ranks killed by it before their handler is installed (exit 138)
+        count as resumable. Either way the job is requeued and ends equal to the reference."""
+        base = os.path.join(self.work, "early")
+        os.makedirs(base)
+        out = os.path.join(base, "out")
+        job, log = self.submit(base, DECK, out, ["--spot", "--max-restarts", "3"])
+        # The attempt header is printed after the traps are set, before the ranks start.
+        self.wait_for("attempt header", lambda: "attempt 1 (SLURM_RESTART_COUNT=0)" in self.read(log),
+                      60, log)
+        self.usr1(job)
+        text = self.finished_job(job, log, 1)
+        first, second = text.split("attempt 2 (SLURM_RESTART_COUNT=1)")
+        check("requeueing job" in first, "the first attempt was not requeued:\n" + first[-3000:])
+        m = re.search(r"stopped: signal \(SIGUSR1\) at step (\d+)", first)
+        if m:
+            how, step = f"stopped with a checkpoint at step {m.group(1)}", int(m.group(1))
+        else:
+            check("died of the forwarded SIGUSR1 while starting up" in first,
+                  "neither a checkpoint nor a death during start-up:\n" + first[-3000:])
+            how, step = "killed while starting up (exit 138, counted as resumable)", 0
+        check(resumed_step(second) == step, f"attempt 2 resumed at {resumed_step(second)}, not {step}")
+        before = "before the ranks started" in first
+        same = self.same_as_reference(reference, out)
+        say(f"early: SIGUSR1 as job {job} started{' (before srun: forwarded once the ranks had started)' if before else ''}: "
+            f"{how}; requeued, finished; {same}")
+
     def fallback(self, reference):
         """No requeue left (--max-restarts 0): the run continues as a new job on the fallback
         partition, which resumes and finishes. Launched with Open MPI's mpirun inside the
@@ -326,11 +355,12 @@ def main():
             say(f"slurm: munged, slurmctld and slurmd up in {time.time() - start:.1f} s "
                 f"({cluster.conf})")
             suite = Suite(args, cluster)
-            for d in ("plain", "spot-usr1", "spot-watch", "fallback", "chain"):
+            for d in ("plain", "spot-usr1", "spot-watch", "early", "fallback", "chain"):
                 subprocess.run(["rm", "-rf", os.path.join(suite.work, d)])
             reference = suite.plain()
             suite.spot_usr1(reference)
             suite.spot_watch(reference)
+            suite.early(reference)
             suite.fallback(reference)
             suite.chain(reference)
             for k, v in suite.figures.items():

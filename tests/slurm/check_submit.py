@@ -175,6 +175,7 @@ def sbatch_calls(s):
 n=$(($(cat '{record}' 2>/dev/null | grep -c '^call') + 101))
 echo "call $*" >> '{record}'
 head -1 "${{@: -1}}" >> '{record}'
+echo "sbatch: warning: a warning before the id" >&2
 echo "$n;stratustest"
 """)
     os.chmod(sbatch, os.stat(sbatch).st_mode | stat.S_IXUSR)
