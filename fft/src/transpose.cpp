@@ -23,6 +23,32 @@ Kokkos::Array<std::int64_t, 3> storage_extents(const BlockLayout& l) {
   return {l.extent[l.order[0]], l.extent[l.order[1]], l.extent[l.order[2]]};
 }
 
+/// Where element `idx` of a rank's block (stored with extents `se` in order `so`; logical
+/// extents `le`) sits in the all-to-all buffer: in the part of the rank q that owns its index
+/// along `split`, at its place in the box (q's range along split) x (the block's other axes) in
+/// logical order. Pack writes there, unpack reads from there.
+struct BufferPlace {
+  Kokkos::Array<std::int64_t, 3> se;
+  Kokkos::Array<int, 3> so;
+  Kokkos::Array<std::int64_t, 3> le;
+  int split;
+  Kokkos::View<int*, DevMemSpace> owner;
+  Kokkos::View<std::int64_t*, DevMemSpace> begin, extent, offset;
+
+  KOKKOS_INLINE_FUNCTION std::int64_t operator()(const std::int64_t idx) const {
+    std::int64_t l[3];
+    l[so[2]] = idx % se[2];
+    const std::int64_t t = idx / se[2];
+    l[so[1]] = t % se[1];
+    l[so[0]] = t / se[1];
+    const int q = owner(l[split]);
+    std::int64_t e[3] = {le[0], le[1], le[2]};
+    e[split] = extent(q);
+    l[split] -= begin(q);
+    return offset(q) + (l[0] * e[1] + l[1]) * e[2] + l[2];
+  }
+};
+
 }  // namespace
 
 Transpose::Transpose(MPI_Comm comm, BlockLayout in, BlockLayout out, int split_in, int split_out,
@@ -117,28 +143,17 @@ void Transpose::execute(const Complex* in, Complex* out) {
   {
     // Pack: every input element goes to the rank that owns its index along split_out, at its
     // place in the box (split_out range of that rank) x (this rank's input) in logical order.
-    const auto se = storage_extents(in_);
-    const Kokkos::Array<int, 3> so{in_.order[0], in_.order[1], in_.order[2]};
-    const Kokkos::Array<std::int64_t, 3> le{in_.extent[0], in_.extent[1], in_.extent[2]};
-    const int split = split_out_;
-    const auto owner = owner_out_;
-    const auto begin = out_begin_;
-    const auto extent = out_extent_;
-    const auto offset = send_offset_;
+    const BufferPlace place{storage_extents(in_),
+                            {in_.order[0], in_.order[1], in_.order[2]},
+                            {in_.extent[0], in_.extent[1], in_.extent[2]},
+                            split_out_,
+                            owner_out_,
+                            out_begin_,
+                            out_extent_,
+                            send_offset_};
     Kokkos::parallel_for(
         "fft::transpose_pack", Kokkos::RangePolicy<DevExecSpace>(0, in_.size()),
-        KOKKOS_LAMBDA(const std::int64_t idx) {
-          std::int64_t l[3];
-          l[so[2]] = idx % se[2];
-          const std::int64_t t = idx / se[2];
-          l[so[1]] = t % se[1];
-          l[so[0]] = t / se[1];
-          const int q = owner(l[split]);
-          std::int64_t e[3] = {le[0], le[1], le[2]};
-          e[split] = extent(q);
-          l[split] -= begin(q);
-          send(offset(q) + (l[0] * e[1] + l[1]) * e[2] + l[2]) = src(idx);
-        });
+        KOKKOS_LAMBDA(const std::int64_t idx) { send(place(idx)) = src(idx); });
   }
   Kokkos::fence();
   if (stage_) Kokkos::deep_copy(send_host_, send_);
@@ -149,28 +164,17 @@ void Transpose::execute(const Complex* in, Complex* out) {
   if (stage_) Kokkos::deep_copy(recv_, recv_host_);
   {
     // Unpack: every output element comes from the rank that owned its index along split_in.
-    const auto se = storage_extents(out_);
-    const Kokkos::Array<int, 3> so{out_.order[0], out_.order[1], out_.order[2]};
-    const Kokkos::Array<std::int64_t, 3> le{out_.extent[0], out_.extent[1], out_.extent[2]};
-    const int split = split_in_;
-    const auto owner = owner_in_;
-    const auto begin = in_begin_;
-    const auto extent = in_extent_;
-    const auto offset = recv_offset_;
+    const BufferPlace place{storage_extents(out_),
+                            {out_.order[0], out_.order[1], out_.order[2]},
+                            {out_.extent[0], out_.extent[1], out_.extent[2]},
+                            split_in_,
+                            owner_in_,
+                            in_begin_,
+                            in_extent_,
+                            recv_offset_};
     Kokkos::parallel_for(
         "fft::transpose_unpack", Kokkos::RangePolicy<DevExecSpace>(0, out_.size()),
-        KOKKOS_LAMBDA(const std::int64_t idx) {
-          std::int64_t l[3];
-          l[so[2]] = idx % se[2];
-          const std::int64_t t = idx / se[2];
-          l[so[1]] = t % se[1];
-          l[so[0]] = t / se[1];
-          const int q = owner(l[split]);
-          std::int64_t e[3] = {le[0], le[1], le[2]};
-          e[split] = extent(q);
-          l[split] -= begin(q);
-          dst(idx) = recv(offset(q) + (l[0] * e[1] + l[1]) * e[2] + l[2]);
-        });
+        KOKKOS_LAMBDA(const std::int64_t idx) { dst(idx) = recv(place(idx)); });
   }
   Kokkos::fence();
 }
