@@ -320,15 +320,59 @@ def scenario_elastic(r):
               f"{worst:.2e} relative of the uninterrupted 4-rank run up to step 200")
 
 
+def timed_reference(r, deck, outdir, extra, timeout=600):
+    """Runs `deck` from step 0 and returns (start-up seconds, stepping seconds): the time until
+    the log says it starts from step 0, and the time from there to the end."""
+    os.makedirs(outdir, exist_ok=True)
+    log_path = os.path.join(outdir, "reference.log")
+    with open(log_path, "w") as log:
+        t0 = time.time()
+        p = r.start(1, deck, outdir, extra, log=log)
+        t_started = None
+        while p.poll() is None and time.time() - t0 < timeout:
+            if t_started is None and "starting from step 0" in open(log_path).read():
+                t_started = time.time()
+            time.sleep(0.002)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise Failure(f"the reference run in {outdir} took more than {timeout} s")
+        t_end = time.time()
+    text = open(log_path).read()
+    check(p.returncode == 0, f"the reference run exited {p.returncode}:\n{text[-2000:]}")
+    if t_started is None:
+        t_started = t_end
+    return t_started - t0, t_end - t_started
+
+
 def scenario_torture(r, kills):
+    # The kill times are scaled to this machine's speed (timed on an uninterrupted run of the same
+    # length), so that the run outlives all the kills on a fast idle machine as on a loaded one.
+    # If a load swing still lets it finish first, the whole scenario is repeated on a run twice as
+    # long: the test never passes with fewer than `kills` kills.
+    steps = 3000
+    for _ in range(3):
+        if torture_once(r, kills, steps):
+            return
+        print(f"torture: the {steps}-step run finished before {kills} kills; repeating with "
+              f"{2 * steps} steps")
+        steps *= 2
+    raise Failure(f"the run finished before {kills} kills three times, up to {steps // 2} steps")
+
+
+def torture_once(r, kills, steps):
     base = os.path.join(r.work, "torture")
     shutil.rmtree(base, ignore_errors=True)
     ref, d = os.path.join(base, "ref"), os.path.join(base, "tortured")
-    every, steps = 10, 3000
+    every = 10
     common = [f"--set=run.steps={steps}", "--set=checkpoint.interval=off",
               f"--set=checkpoint.every={every}", "--set=md.thermo.every=100",
               "--set=md.lattice.cells=[6,6,6]"]
-    r.run(1, MD_DECK, ref, common + ["--restart=none"])
+    startup, stepping = timed_reference(r, MD_DECK, ref, common + ["--restart=none"])
+    # A random kill lands between 3/4 of the start-up time (some kills hit the start-up) and the
+    # start-up plus 1/kills of the stepping time: the `kills` // 2 random kills use at most half
+    # of the run, the kills aimed at checkpoint writes at most `every` steps each.
+    window = (0.75 * startup, startup + stepping / kills)
     rng = random.Random(20261202)
     done = False
     during_write = 0
@@ -341,7 +385,7 @@ def scenario_torture(r, kills):
         with open(log_path, "w") as log:
             p = r.start(1, MD_DECK, d, common, log=log)
             if k % 2 == 0:
-                time.sleep(rng.uniform(0.3, 2.0))
+                time.sleep(rng.uniform(*window))
             else:
                 # Aim at a write: once the run has resumed (and removed any leftover .partial),
                 # wait for a new .partial file, then kill at once.
@@ -378,7 +422,8 @@ def scenario_torture(r, kills):
             during_write += 1
         have = checkpoints(d, "lj_small")
         newest_at_kill = have[-1] if have else 0
-    check(not done, f"the run finished after {attempts} attempts, before {kills} kills: make it longer")
+    if done:
+        return False
     check(during_write >= 3, f"only {during_write} of {kills} kills landed during a checkpoint write")
     _, text = r.run(1, MD_DECK, d, common)
     check(resumed_step(text) == newest_at_kill, "the final run did not resume from the newest checkpoint")
@@ -387,7 +432,10 @@ def scenario_torture(r, kills):
     print(f"torture: {kills} kill -9 at random moments ({during_write} during a checkpoint write, "
           f"{early} during start-up); {checked} resumes checked, each from the newest complete "
           f"checkpoint (at most {every} steps repeated); "
-          f"final state at step {steps} bitwise identical to the uninterrupted run")
+          f"final state at step {steps} bitwise identical to the uninterrupted run "
+          f"(start-up {startup:.2f} s, {steps} steps in {stepping:.2f} s; random kills after "
+          f"{window[0]:.2f}-{window[1]:.2f} s)")
+    return True
 
 
 def flip_bytes(path, dataset):
