@@ -31,19 +31,26 @@ void write_xdmf_series(const std::string& path, const XdmfGrid& grid,
                        const std::vector<XdmfSnapshot>& snapshots) {
   const auto& d = grid.dims;
   const std::string dims = fmt::format("{} {} {}", d[0], d[1], d[2]);
+  const int c = grid.cell_centred ? 1 : 0;
+  const std::string points = fmt::format("{} {} {}", d[0] + c, d[1] + c, d[2] + c);
+  const char* center = grid.cell_centred ? "Cell" : "Node";
   std::string x =
       "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n <Domain>\n"
       "  <Grid Name=\"series\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (const auto& s : snapshots) {
     x += fmt::format("   <Grid Name=\"t={:.9g}\" GridType=\"Uniform\">\n", s.time);
     x += fmt::format("    <Time Value=\"{:.17g}\"/>\n", s.time);
-    x += fmt::format("    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{}\"/>\n", dims);
+    x += fmt::format("    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{}\"/>\n", points);
     x += "    <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
     x += fmt::format(
-        "     <DataItem Format=\"XML\" Dimensions=\"3\">{:.17g} {:.17g} {:.17g}</DataItem>\n",
+        "     <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
+        "Dimensions=\"3\">{:.17g} "
+        "{:.17g} {:.17g}</DataItem>\n",
         grid.origin[0], grid.origin[1], grid.origin[2]);
     x += fmt::format(
-        "     <DataItem Format=\"XML\" Dimensions=\"3\">{:.17g} {:.17g} {:.17g}</DataItem>\n",
+        "     <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
+        "Dimensions=\"3\">{:.17g} "
+        "{:.17g} {:.17g}</DataItem>\n",
         grid.spacing[0], grid.spacing[1], grid.spacing[2]);
     x += "    </Geometry>\n";
     const auto item = [&](const std::string& name) {
@@ -54,16 +61,16 @@ void write_xdmf_series(const std::string& path, const XdmfGrid& grid,
     };
     for (const auto& name : grid.scalars)
       x += fmt::format(
-          "    <Attribute Name=\"{}\" AttributeType=\"Scalar\" Center=\"Node\">\n     {}\n"
+          "    <Attribute Name=\"{}\" AttributeType=\"Scalar\" Center=\"{}\">\n     {}\n"
           "    </Attribute>\n",
-          name, item(name));
+          name, center, item(name));
     for (const auto& v : grid.vectors)
       x += fmt::format(
-          "    <Attribute Name=\"{}\" AttributeType=\"Vector\" Center=\"Node\">\n"
+          "    <Attribute Name=\"{}\" AttributeType=\"Vector\" Center=\"{}\">\n"
           "     <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" "
           "Dimensions=\"{} 3\">\n      {}\n      {}\n      {}\n     </DataItem>\n"
           "    </Attribute>\n",
-          v[0], dims, item(v[1]), item(v[2]), item(v[3]));
+          v[0], center, dims, item(v[1]), item(v[2]), item(v[3]));
     x += "   </Grid>\n";
   }
   x += "  </Grid>\n </Domain>\n</Xdmf>\n";

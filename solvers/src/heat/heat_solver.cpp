@@ -1,5 +1,6 @@
 #include "stratus/solvers/heat.hpp"
 
+#include "stratus/io/field_series.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 namespace stratus {
 
@@ -180,9 +182,16 @@ HeatSolver::Diagnostics HeatSolver::diagnostics() const {
 
 void HeatSolver::write_field_file(const std::string& path) const {
   auto t = ctx_.timers().scope("heat: output");
+  // Stored (nz, ny, nx), x fastest: XDMF readers (ParaView) map the fastest axis to x.
+  const GridBlock block{{block_.begin[2], block_.begin[1], block_.begin[0]},
+                        {block_.extent[2], block_.extent[1], block_.extent[0]}};
+  Field3D zyx(Kokkos::ViewAllocateWithoutInitializing("heat::output"), block.extent[0],
+              block.extent[1], block.extent[2]);
+  kernels::heat_interior_zyx(u_, geometry_, zyx);
+  Kokkos::fence();
   io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
   out.create_group("/fields");
-  out.write_field("/fields/u", u_, geometry_.g, block_, cells_);
+  out.write_field("/fields/u", zyx, 0, block, {cells_[2], cells_[1], cells_[0]});
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", static_cast<double>(step_) * dt_);
   out.write_attribute("/fields", "cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
@@ -191,8 +200,22 @@ void HeatSolver::write_field_file(const std::string& path) const {
       "/fields", "box_hi",
       std::vector<double>{geometry_.length[0], geometry_.length[1], geometry_.length[2]});
   out.write_attribute("/fields", "centering", std::string("cell"));
-  out.write_attribute("/fields", "axis_order", std::string("x,y,z (z fastest)"));
+  out.write_attribute("/fields", "axis_order", std::string("z,y,x (x fastest)"));
   out.close();
+  write_xdmf(path);
+}
+
+void HeatSolver::write_xdmf(const std::string& field_path) const {
+  if (ctx_.rank() != 0) return;
+  io::XdmfGrid grid;
+  grid.dims = {cells_[2], cells_[1], cells_[0]};
+  grid.origin = {0.0, 0.0, 0.0};
+  grid.spacing = {geometry_.dx[2], geometry_.dx[1], geometry_.dx[0]};
+  grid.scalars = {"u"};
+  grid.cell_centred = true;
+  const std::string file = std::filesystem::path(field_path).filename().string();
+  io::write_xdmf_series(io::output_path(deck_, ".xdmf"), grid,
+                        {{file, static_cast<double>(step_) * dt_}});
 }
 
 void HeatSolver::report() {
@@ -229,7 +252,8 @@ void HeatSolver::close_outputs(std::int64_t steps, double seconds) {
   if (deck_.boolean("heat.write_field")) {
     const std::string path = io::output_path(deck_, ".h5");
     write_field_file(path);
-    ctx_.log().info("heat: wrote {}", path);
+    ctx_.log().info("heat: wrote {} and its XDMF index {} (ParaView)", path,
+                    io::output_path(deck_, ".xdmf"));
   }
 }
 

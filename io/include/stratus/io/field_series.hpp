@@ -16,15 +16,17 @@ struct XdmfSnapshot {
   double time = 0;
 };
 
-/// Node-centred fields on a uniform grid: datasets of shape `dims` (slowest axis first, the
-/// order of the file) named `scalars` in group /fields, and vectors joined from three of them.
+/// Fields on a uniform grid: datasets of shape `dims` (slowest axis first, the order of the
+/// file) named `scalars` in group /fields, and vectors joined from three of them. Node-centred
+/// by default; cell-centred grids have dims + 1 points and their origin at the box corner.
 struct XdmfGrid {
-  std::array<std::int64_t, 3> dims{};  ///< points, slowest first (z, y, x)
-  std::array<double, 3> origin{};      ///< same order as dims
+  std::array<std::int64_t, 3> dims{};  ///< values per axis, slowest first (z, y, x)
+  std::array<double, 3> origin{};      ///< first point, same order as dims
   std::array<double, 3> spacing{};     ///< same order as dims
   std::vector<std::string> scalars;
   /// name, then the datasets of its X, Y and Z components
   std::vector<std::array<std::string, 4>> vectors;
+  bool cell_centred = false;  ///< values at cell centres (dims cells) instead of at points
 };
 
 /// Writes `path` (an XDMF 3 temporal collection of 3DCoRectMesh grids with ORIGIN_DXDYDZ

@@ -118,6 +118,17 @@ inline void heat_fill_wall(const Field3D& u, const HeatBlock& blk, int axis, int
       });
 }
 
+/// Copies the interior of `u` (x, y, z, with ghosts) into `out` of extent (nz, ny, nx) without
+/// ghosts: the order of the field files, x fastest, which XDMF readers map to their X axis.
+inline void heat_interior_zyx(const Field3D& u, const HeatBlock& blk, const Field3D& out) {
+  const int g = blk.g;
+  Kokkos::parallel_for(
+      "heat_interior_zyx", heat_interior(blk),
+      KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        out(l - g, j - g, i - g) = u(i, j, l);
+      });
+}
+
 /// Sum of u over the interior.
 inline Real heat_sum(const Field3D& u, const HeatBlock& blk) {
   Real sum = 0;

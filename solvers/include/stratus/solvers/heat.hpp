@@ -25,7 +25,8 @@ class HeatSolver : public Solver {
   HeatSolver(Context& ctx, const io::Deck& deck);
 
   // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.diag.csv (diagnostics
-  // every heat.log_every steps) and, at the end, OUTPUT_DIR/NAME.h5 (the field).
+  // every heat.log_every steps) and, at the end, OUTPUT_DIR/NAME.h5 (the field, x fastest)
+  // with its XDMF index OUTPUT_DIR/NAME.xdmf.
   [[nodiscard]] std::int64_t current_step() const override { return step_; }
   [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
   void open_outputs(std::int64_t resumed_at) override;
@@ -54,13 +55,15 @@ class HeatSolver : public Solver {
   /// Diagnostics of the current state. Collective.
   [[nodiscard]] Diagnostics diagnostics() const;
 
-  /// Writes the field file (collective).
+  /// Writes the field file, (nz, ny, nx) with x fastest, and its XDMF index (collective).
   void write_field_file(const std::string& path) const;
 
   [[nodiscard]] double dt() const noexcept { return dt_; }
 
  private:
   void fill_ghosts(const Field3D& u);
+  /// OUTPUT_DIR/NAME.xdmf describing the field file for ParaView (rank 0).
+  void write_xdmf(const std::string& field_path) const;
   void report();
 
   Context& ctx_;
