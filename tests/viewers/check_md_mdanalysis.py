@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """An md run's H5MD trajectory, written in parallel, opens in MDAnalysis with the run's values.
 
-Runs the deck on 2 ranks, then reads OUTPUT/NAME.h5md three ways and compares them:
+Runs the deck on 2 ranks, then reads the trajectory (OUTPUT/NAME.h5md and the parts
+NAME.partNNNN.h5md that checkpoints start) three ways and compares them:
   - MDAnalysis (Debian's python3-mdanalysis), the reader users have: every frame's positions,
     velocities, box, step and time;
   - h5py, the raw datasets of the same file;
@@ -13,6 +14,7 @@ round-off (relative 1e-6 of the box); h5py must equal the checkpoint bitwise.
   check_md_mdanalysis.py --stratus EXE --mpiexec MPIEXEC [--preflags "..."] --deck DECK --work DIR
 """
 import argparse
+import glob
 import os
 import shlex
 import subprocess
@@ -60,16 +62,18 @@ def main():
     args = ap.parse_args()
     name = os.path.splitext(os.path.basename(args.deck))[0]
     out = run(args)
-    traj = os.path.join(out, name + ".h5md")
+    parts = [os.path.join(out, name + ".h5md")]
+    parts += sorted(glob.glob(os.path.join(out, name + ".part[0-9][0-9][0-9][0-9].h5md")))
+    check(len(parts) == 2, f"trajectory files {parts}: expected NAME.h5md and one part")
 
-    # The file, raw (h5py).
-    with h5py.File(traj, "r") as f:
-        g = f["particles/all"]
-        x_file = g["position/value"][()]
-        v_file = g["velocity/value"][()]
-        steps = g["position/step"][()]
-        times = g["position/time"][()]
-        edges = g["box/edges/value"][()]
+    # The files, raw (h5py).
+    cols = {"position/value": [], "velocity/value": [], "position/step": [],
+            "position/time": [], "box/edges/value": []}
+    for p in parts:
+        with h5py.File(p, "r") as f:
+            for k, v in cols.items():
+                v.append(f["particles/all/" + k][()])
+    x_file, v_file, steps, times, edges = (np.concatenate(v) for v in cols.values())
     frames, natoms = x_file.shape[:2]
     check(list(steps) == [0, 10, 20, 30, 40], f"frame steps {list(steps)}, expected 0..40 by 10")
     check(natoms == 480, f"{natoms} atoms in the file, the deck makes 4 x 6 x 5 x 4 = 480")
@@ -91,9 +95,10 @@ def main():
 
     # The reader users have. MDAnalysis 2.4's Universe(FILE) looks for a particles group named
     # "trajectory" to count atoms; Stratus names it "all" (H5MD lets the writer choose), so the
-    # documented way is an empty universe of N atoms and load_new (docs/file-formats.md).
+    # documented way is an empty universe of N atoms and load_new, the parts as a list (one
+    # chained trajectory; docs/file-formats.md).
     u = mda.Universe.empty(natoms, trajectory=True)
-    u.load_new(traj, format="H5MD", convert_units=False)
+    u.load_new(parts, format="H5MD", convert_units=False)
     check(len(u.trajectory) == frames, f"MDAnalysis sees {len(u.trajectory)} frames, the file {frames}")
     scale = float(box.max())
     worst_x = worst_v = worst_t = 0.0
@@ -121,7 +126,8 @@ def main():
     if k != frames - 1:
         raise Failure("MDAnalysis did not iterate every frame")
     dx_last = np.abs(u.trajectory[-1].positions.astype(np.float64) - x_ckpt).max()
-    print(f"MDAnalysis {mda.__version__}: {frames} frames x {natoms} atoms of a 2-rank run; "
+    print(f"MDAnalysis {mda.__version__}: {frames} frames x {natoms} atoms of a 2-rank run in "
+          f"{len(parts)} files; "
           f"max |position MDAnalysis - file| {worst_x:.3e} (box {scale:.4g}), last frame vs "
           f"checkpoint {dx_last:.3e}; max |velocity diff| {worst_v:.3e}; temperature vs thermo "
           f"CSV within {worst_t:.2e} relative; h5py last frame == checkpoint bitwise; box, "
