@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 using namespace stratus;
 
@@ -47,6 +48,9 @@ TEST(Heat, SecondOrderConvergencePeriodic) {
   const double p1 = std::log2(e8 / e16), p2 = std::log2(e16 / e32);
   EXPECT_NEAR(p1, 2.0, 0.1) << e8 << " " << e16;
   EXPECT_NEAR(p2, 2.0, 0.05) << e16 << " " << e32;
+  std::printf(
+      "heat periodic: relative l2 error %.4e %.4e %.4e (8, 16, 32 cells), orders %.3f %.3f\n", e8,
+      e16, e32, p1, p2);
 }
 
 TEST(Heat, SecondOrderConvergenceDirichletWalls) {
@@ -55,12 +59,16 @@ TEST(Heat, SecondOrderConvergenceDirichletWalls) {
   const double e32 = error_at(32, "dirichlet", {1, 2, 1});
   EXPECT_NEAR(std::log2(e8 / e16), 2.0, 0.15) << e8 << " " << e16;
   EXPECT_NEAR(std::log2(e16 / e32), 2.0, 0.1) << e16 << " " << e32;
+  std::printf("heat dirichlet: relative l2 error %.4e %.4e %.4e, orders %.3f %.3f\n", e8, e16, e32,
+              std::log2(e8 / e16), std::log2(e16 / e32));
 }
 
 TEST(Heat, SecondOrderConvergenceNeumannWalls) {
   const double e16 = error_at(16, "neumann", {1, 0, 2});
   const double e32 = error_at(32, "neumann", {1, 0, 2});
   EXPECT_NEAR(std::log2(e16 / e32), 2.0, 0.1) << e16 << " " << e32;
+  std::printf("heat neumann: relative l2 error %.4e %.4e, order %.3f\n", e16, e32,
+              std::log2(e16 / e32));
 }
 
 // Periodic and zero-flux boundaries conserve total heat to round-off.
@@ -91,6 +99,9 @@ TEST(Heat, DirichletModeDecaysAtTheExactRate) {
   const double pi = 3.14159265358979323846;
   const double expected = std::exp(-0.1 * 3 * pi * pi * d.time);
   EXPECT_NEAR(d.max_abs / a0, expected, 2e-3 * expected);
+  std::printf(
+      "heat dirichlet decay: max|u|/max|u0| = %.6f at t = %.5f, exact %.6f (%.2e relative)\n",
+      d.max_abs / a0, d.time, expected, std::abs(d.max_abs / a0 - expected) / expected);
 }
 
 TEST(Heat, GridThatCannotBeSplitIsADeckError) {
