@@ -42,7 +42,9 @@ void HeatSolver::declare_sections(Schema& schema) {
   h.add_int("log_every", "Log diagnostics every this many steps (0: first and last step only).")
       .at_least(0)
       .set_default(std::int64_t{10});
-  h.add_bool("write_field", "Write the final field to OUTPUT_DIR/NAME.h5.").set_default(true);
+  h.add_bool("write_field",
+             "Write the final field to OUTPUT_DIR/NAME.h5 and its XDMF index NAME.xdmf (ParaView).")
+      .set_default(true);
 
   auto& init = schema.section(
       "heat.initial",
