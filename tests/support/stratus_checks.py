@@ -62,3 +62,32 @@ def thermo_rows(path):
             if line[:1].isdigit():
                 rows.append(line.rstrip("\n"))
     return rows
+
+
+def csv_columns(path):
+    """A Stratus CSV series (comment lines start with #) as {column: numpy array}."""
+    with open(path) as f:
+        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    names = lines[0].split(",")
+    values = np.array([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, len(names))
+    return {n: values[:, i] for i, n in enumerate(names)}
+
+
+def add_run_arguments(parser):
+    """--stratus, --mpiexec, --preflags (give it as --preflags=...) and --work: how a test
+    script starts runs."""
+    parser.add_argument("--stratus", required=True)
+    parser.add_argument("--mpiexec", required=True)
+    parser.add_argument("--preflags", default="")
+    parser.add_argument("--work", required=True)
+
+
+def run_checks(main):
+    """Runs main(); a Failure prints FAILED: and exits 1."""
+    import sys
+
+    try:
+        main()
+    except Failure as e:
+        print(f"FAILED: {e}")
+        sys.exit(1)

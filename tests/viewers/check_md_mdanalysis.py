@@ -24,7 +24,8 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from stratus_checks import Failure, check, checkpoints, ckpt_path  # noqa: E402
+from stratus_checks import (Failure, add_run_arguments, check, checkpoints, ckpt_path,  # noqa: E402
+                            csv_columns, run_checks)
 
 import MDAnalysis as mda  # noqa: E402  (mandatory: CMake registers this test only where it imports)
 
@@ -44,21 +45,10 @@ def run(args):
     return out
 
 
-def thermo_temperature(path):
-    with open(path) as f:
-        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    cols = lines[0].split(",")
-    rows = [dict(zip(cols, line.split(","))) for line in lines[1:]]
-    return {int(r["step"]): float(r["temperature"]) for r in rows}
-
-
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stratus", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--preflags", default="")
+    add_run_arguments(ap)
     ap.add_argument("--deck", required=True)
-    ap.add_argument("--work", required=True)
     args = ap.parse_args()
     name = os.path.splitext(os.path.basename(args.deck))[0]
     out = run(args)
@@ -91,7 +81,8 @@ def main():
           f"last frame vs checkpoint velocities: max |diff| {np.abs(v_file[-1] - v_ckpt).max():.3e}")
     box = hi - lo
     check(np.array_equal(edges[-1], np.diag(box)), f"box edges {edges[-1]} vs checkpoint {box}")
-    temperature = thermo_temperature(os.path.join(out, name + ".thermo.csv"))
+    thermo = csv_columns(os.path.join(out, name + ".thermo.csv"))
+    temperature = dict(zip(thermo["step"].astype(int), thermo["temperature"]))
 
     # The reader users have. MDAnalysis 2.4's Universe(FILE) looks for a particles group named
     # "trajectory" to count atoms; Stratus names it "all" (H5MD lets the writer choose), so the
@@ -135,8 +126,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_checks(main)

@@ -26,20 +26,13 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from stratus_checks import Failure, check, checkpoints  # noqa: E402
+from stratus_checks import add_run_arguments, check, checkpoints, csv_columns, run_checks  # noqa: E402
 
 ROW = re.compile(r"^\s*([1-9]\d*)\s+[-+\d.]", re.M)  # a diagnostics row after step 0
 
 
-def csv_rows(path):
-    with open(path) as f:
-        lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
-    cols = lines[0].split(",")
-    return {c: np.array([float(line.split(",")[i]) for line in lines[1:]]) for i, c in enumerate(cols)}
-
-
 def check_md(out, steps):
-    t = csv_rows(os.path.join(out, "md.thermo.csv"))
+    t = csv_columns(os.path.join(out, "md.thermo.csv"))
     check(list(t["step"]) == list(range(0, steps + 1, 100)), "md: thermo rows are not every 100 steps")
     # The guide: the fcc lattice melts (T falls from 1.5 towards 0.7-0.8) and, with the shifted
     # potential, the total energy per atom stays constant to about 1e-3.
@@ -57,7 +50,7 @@ def check_md(out, steps):
 
 
 def check_heat(out, steps):
-    d = csv_rows(os.path.join(out, "heat.diag.csv"))
+    d = csv_columns(os.path.join(out, "heat.diag.csv"))
     check(d["step"][-1] == steps, "heat: the last diagnostics row is not the last step")
     # The guide: total heat stays 2 (offset 1 x volume 2), the RMS error against the exact decay
     # stays below 1e-3 of the mode's RMS (3e-4 at the end of the full run).
@@ -74,7 +67,7 @@ def check_heat(out, steps):
 
 
 def check_spectral(out, steps):
-    d = csv_rows(os.path.join(out, "spectral.diag.csv"))
+    d = csv_columns(os.path.join(out, "spectral.diag.csv"))
     check(d["step"][-1] == steps, "spectral: the last diagnostics row is not the last step")
     # The guide: E(0) = 1/8 for the unit Taylor-Green vortex, decaying.
     check(abs(d["energy"][0] - 0.125) < 1e-12, f"spectral: E(0) = {d['energy'][0]}, guide says 0.125")
@@ -87,7 +80,7 @@ def check_spectral(out, steps):
 
 
 def check_euler(out, steps):
-    d = csv_rows(os.path.join(out, "euler.series.csv"))
+    d = csv_columns(os.path.join(out, "euler.series.csv"))
     check(d["step"][-1] == steps, "euler: the last row is not the last step")
     # The guide: mass (1.5) and total energy are conserved to round-off (periodic box).
     dm = np.abs(d["mass"] - 1.5).max()
@@ -100,10 +93,10 @@ def check_euler(out, steps):
 
 # name: (reduced steps, ranks, signal, expected exit codes of the interrupted run, checks)
 CASES = {
-    "md": (2000, 2, signal.SIGUSR1, (75,), check_md),
+    "md": (1000, 2, signal.SIGUSR1, (75,), check_md),
     "heat": (500, 1, signal.SIGINT, (75,), check_heat),
-    "spectral": (200, 2, signal.SIGINT, (1, 75), check_spectral),
-    "euler": (600, 2, signal.SIGUSR1, (75,), check_euler),
+    "spectral": (100, 2, signal.SIGINT, (1, 75), check_spectral),
+    "euler": (300, 2, signal.SIGUSR1, (75,), check_euler),
 }
 
 
@@ -158,11 +151,8 @@ def tutorial(args, name):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--stratus", required=True)
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--preflags", default="")
+    add_run_arguments(ap)
     ap.add_argument("--decks", required=True)
-    ap.add_argument("--work", required=True)
     ap.add_argument("names", nargs="*")
     args = ap.parse_args()
     decks = sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(args.decks, "*.toml")))
@@ -172,8 +162,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_checks(main)

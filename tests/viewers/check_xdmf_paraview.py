@@ -23,7 +23,6 @@ axis-order mix-up (x <-> z) fail. Checks, for every time step ParaView lists:
 import argparse
 import glob
 import os
-import re
 import sys
 
 import h5py
@@ -32,24 +31,14 @@ from paraview import servermanager
 from paraview.simple import Xdmf3ReaderS
 from vtk.util.numpy_support import vtk_to_numpy
 
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from stratus_checks import check, checkpoints, ckpt_path, run_checks  # noqa: E402
 
 
 def newest_checkpoint(outdir, name):
-    found = []
-    for p in glob.glob(os.path.join(outdir, "checkpoints", name + ".step*.h5")):
-        m = re.search(r"\.step(\d{12})\.h5$", p)
-        if m:
-            found.append((int(m.group(1)), p))
-    check(found, f"no checkpoint of {name} in {outdir}/checkpoints")
-    return max(found)[1]
+    steps = checkpoints(outdir, name)
+    check(steps, f"no checkpoint of {name} in {outdir}/checkpoints")
+    return ckpt_path(outdir, name, steps[-1])
 
 
 def checkpoint_fields(path, solver, shape_zyx):
@@ -167,8 +156,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print(f"FAILED: {e}")
-        sys.exit(1)
+    run_checks(main)
