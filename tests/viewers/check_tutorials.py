@@ -93,10 +93,10 @@ def check_euler(out, steps):
 
 # name: (reduced steps, ranks, signal, expected exit codes of the interrupted run, checks)
 CASES = {
-    "md": (1000, 2, signal.SIGUSR1, (75,), check_md),
+    "md": (600, 2, signal.SIGUSR1, (75,), check_md),
     "heat": (500, 1, signal.SIGINT, (75,), check_heat),
     "spectral": (100, 2, signal.SIGINT, (1, 75), check_spectral),
-    "euler": (300, 2, signal.SIGUSR1, (75,), check_euler),
+    "euler": (200, 2, signal.SIGUSR1, (75,), check_euler),
 }
 
 
@@ -120,7 +120,7 @@ def tutorial(args, name):
     with open(log1, "w") as f:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
     start = time.time()
-    while p.poll() is None and time.time() - start < 60:
+    while p.poll() is None and time.time() - start < 120:
         with open(log1) as f:
             if ROW.search(f.read()):
                 break
@@ -128,7 +128,7 @@ def tutorial(args, name):
     check(p.poll() is None, f"{name}: the run ended before it could be interrupted (raise its "
           f"reduced steps):\n" + open(log1).read()[-2000:])
     p.send_signal(sig)
-    rc = p.wait(timeout=60)
+    rc = p.wait(timeout=120)
     log = open(log1).read()
     check(rc in codes, f"{name}: exit {rc} after {sig.name}, expected {codes}:\n{log[-2000:]}")
     m = re.search(r"stopped: signal \((\w+)\) at step (\d+): checkpoint (\S+) written", log)
@@ -138,7 +138,7 @@ def tutorial(args, name):
     check(checkpoints(out, name)[-1] == stopped, f"{name}: newest checkpoint is not step {stopped}")
 
     p2 = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                        timeout=120)
+                        timeout=300)
     with open(os.path.join(work, "resumed.log"), "w") as f:
         f.write(p2.stdout)
     check(p2.returncode == 0, f"{name}: resume exited {p2.returncode}:\n{p2.stdout[-2000:]}")
