@@ -45,7 +45,7 @@ packages=(
   libtomlplusplus-dev libcli11-dev libfmt-dev
   libgtest-dev clang-format python3-h5py python3-mdanalysis
   slurm-wlm munge
-  python3-paraview  # pvpython (depends on paraview, ~216 packages, ~550 MB): tests/viewers
+  python3-paraview  # pvpython; pulls paraview (540 MB) and ~216 packages in all: tests/viewers
 )
 missing=()
 for p in "${packages[@]}"; do
