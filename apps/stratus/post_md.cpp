@@ -109,7 +109,11 @@ PostResult post_rdf(const PostOptions& o) {
     p.bins = o.bins;
     p.type_a = ta;
     p.type_b = tb;
-    ka::pair_histogram(x, type, p, counts);
+    const auto cells = ka::histogram_cells(p);
+    if (cells[0] >= 3 && cells[1] >= 3 && cells[2] >= 3)
+      ka::pair_histogram_cells(x, type, p, counts);
+    else
+      ka::pair_histogram(x, type, p, counts);
     Kokkos::deep_copy(ch, counts);
     const double volume = frame.box[0] * frame.box[1] * frame.box[2];
     const double density = partners / volume;

@@ -131,6 +131,13 @@ def case_rdf_fcc():
     second = (d["r_hi"] > 1.55) & (d["r_hi"] < 1.8)
     check(np.all(n[second] == 18), f"fcc: n(r) = 18 past the second shell at a (found {set(n[second])})")
     check(np.all(g[d["r_hi"] < 1.0] == 0), "fcc: g = 0 below the nearest-neighbour distance")
+    # rmax < box / 3: the cell-binned histogram; the same shells.
+    run(["post", "rdf", path, "--bins", "190", "--rmax", "1.9", "-o", out])
+    _, d = read_csv(out)
+    n = d["n"]
+    check(np.all(n[(d["r_hi"] > 1.1) & (d["r_hi"] < 1.45)] == 12) and
+          np.all(n[(d["r_hi"] > 1.55) & (d["r_hi"] < 1.8)] == 18),
+          "fcc, cell-binned (rmax 1.9): n(r) = 12, then 18")
 
 
 def case_rdf_ideal():
