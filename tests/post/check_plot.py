@@ -71,8 +71,20 @@ elif CASE == "euler":
     stratus_run("inputs/cfd/taylor_green.toml", "tge",
                 ["euler.cells=[12,12,12]", "euler.t_end=0.4", "euler.field_interval=0.2",
                  "euler.log_every=2"])
-    last = sorted(f for f in os.listdir(WORK) if f.startswith("tge.fields."))[-1]
-    plots(["tge.series.png", last[:-3] + ".slice.png"])
+    fields = sorted(f for f in os.listdir(WORK) if f.startswith("tge.fields."))
+    # stratus post dissipation on euler files: nu = mu / mean density from the stored deck
+    # (mu = 6.25e-4), and the Taylor-Green energy 1/8 at t = 0 (cell averages: within 10%).
+    out = os.path.join(WORK, "tge.dissipation.csv")
+    run([STRATUS, "post", "dissipation"] + [os.path.join(WORK, f) for f in fields] + ["-o", out])
+    import h5py
+    import numpy as np
+    with h5py.File(os.path.join(WORK, fields[0]), "r") as f:
+        nu = 6.25e-4 / np.mean(f["fields/density"][...])
+    rows = [l.split(",") for l in open(out) if l[0].isdigit()]
+    if abs(float(rows[0][4]) - nu) > 1e-12 * nu or abs(float(rows[0][2]) - 0.125) > 0.0125:
+        fail(f"euler dissipation: row {rows[0]}, expected nu {nu} and energy ~0.125")
+    print(f"ok: euler: nu = {float(rows[0][4]):.6g} = mu / mean density, energy {float(rows[0][2]):.5f}")
+    plots(["tge.series.png", fields[-1][:-3] + ".slice.png", "tge.dissipation.png"])
 elif CASE == "heat":
     stratus_run("inputs/examples/heat_decay.toml", "hd",
                 ["heat.cells=[12,12,12]", "run.steps=20", "heat.log_every=5"])
