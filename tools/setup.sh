@@ -43,7 +43,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libfftw3-dev libfftw3-mpi-dev
   libtomlplusplus-dev libcli11-dev libfmt-dev
-  libgtest-dev clang-format python3-h5py python3-mdanalysis
+  libgtest-dev clang-format python3-h5py python3-mdanalysis python3-matplotlib
   slurm-wlm munge
   python3-paraview  # pvpython; pulls paraview (540 MB) and ~216 packages in all: tests/viewers
 )

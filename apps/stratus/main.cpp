@@ -1,8 +1,9 @@
-// The `stratus` command: run, check, info, schema, submit, --version.
+// The `stratus` command: run, check, info, schema, submit, post, --version.
 //
 // Exit codes: 0 finished, 1 runtime failure, 2 bad input or usage, 75 stopped early on request
 // and resumable. See docs/errors.md.
 #include "checkpoint_report.hpp"
+#include "post.hpp"
 #include "stratus/core/context.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
@@ -115,6 +116,9 @@ int main(int argc, char** argv) {
       "submit", "Write a Slurm jobscript for a deck (jobscripts/stratus.sbatch) and sbatch it");
   stratus::app::add_submit_options(submit, submit_options);
 
+  stratus::app::PostOptions post_options;
+  auto* post = stratus::app::add_post_subcommand(app, post_options);
+
   try {
     app.parse(static_cast<int>(cli_args.size()), cli_args.data());
   } catch (const CLI::CallForHelp& e) {
@@ -135,7 +139,7 @@ int main(int argc, char** argv) {
   std::optional<stratus::SignalWatch> early_signals;
   if (run->parsed()) early_signals.emplace(stratus::default_checkpoint_signals());
   stratus::ContextOptions context_options;
-  context_options.initialize_kokkos = run->parsed();  // only `run` launches kernels
+  context_options.initialize_kokkos = run->parsed() || post->parsed();  // they launch kernels
   stratus::Context ctx(kargc, kargv, context_options);
   return ctx.run_guarded([&]() -> int {
     ctx.configure_logging(o.log_all_ranks, stratus::parse_log_level(o.log_level));
@@ -178,6 +182,7 @@ int main(int argc, char** argv) {
       if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
       return 0;
     }
+    if (post->parsed()) return stratus::app::run_post(ctx, registry, *post, post_options);
     if (submit->parsed()) return stratus::app::submit(ctx, registry, submit_options);
     if (schema->parsed()) {
       if (ctx.rank() == 0) std::fputs(stratus::input_reference_markdown(registry).c_str(), stdout);
