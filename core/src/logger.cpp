@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace stratus {
@@ -20,6 +21,25 @@ LogLevel parse_log_level(std::string_view name) {
       fmt::format("log level: expected one of error, warn, info, debug; found '{}'", name));
 }
 
+namespace {
+
+/// Whether stdout is a terminal the user watches, decided when the program loads (before
+/// MPI_Init). Under an MPI launcher the answer of isatty() is no evidence: Open MPI gives its
+/// ranks a pseudo-terminal even when mpiexec's own output goes to a file, so launched ranks
+/// write plain progress lines. STRATUS_TERMINAL=1 or 0 overrides.
+bool stdout_is_terminal() {
+  if (const char* forced = std::getenv("STRATUS_TERMINAL"); forced != nullptr && *forced != '\0')
+    return std::strcmp(forced, "0") != 0;
+  for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK",
+                               "MV2_COMM_WORLD_SIZE", "SLURM_STEP_ID"})
+    if (std::getenv(launcher) != nullptr) return false;
+  return ::isatty(::fileno(stdout)) == 1;
+}
+
+const bool g_stdout_terminal = stdout_is_terminal();
+
+}  // namespace
+
 struct Logger::Shared {
   std::FILE* file = nullptr;
   long warnings = 0;
@@ -27,7 +47,7 @@ struct Logger::Shared {
   bool terminal = false;
   std::string progress;  ///< the progress line now on the terminal ("" when none)
 
-  Shared() : terminal(::isatty(::fileno(stdout)) == 1) {}
+  Shared() : terminal(g_stdout_terminal) {}
   ~Shared() {
     if (file != nullptr) std::fclose(file);
   }
