@@ -305,7 +305,25 @@ def scenario_quiet(r):
     s = load_summary(out_dir, "tiny")
     check(s["status"] == "finished" and s["cost"] is None, "summary of the quiet run")
     check_log(out_dir, "tiny", 1)
-    print("quiet: nothing printed; log file and summary.json written")
+    # Run again from step 0: deleting the old checkpoint is a warning, printed even when quiet,
+    # counted and repeated in the summary.
+    old = checkpoint_files(out_dir, "tiny")
+    p = r.run(["run", str(HERE / "decks" / "tiny.toml"), "--output-dir", str(out_dir), "--restart",
+               "none", "--quiet"])
+    check(p.stdout == "", f"--quiet printed on stdout:\n{p.stdout}")
+    check(p.stderr.count("warning: checkpoint: removed") == len(old) >= 1,
+          f"{len(old)} old checkpoint(s), stderr:\n{p.stderr}")
+    s = load_summary(out_dir, "tiny")
+    w = s["warnings"]
+    check(w["count"] == len(old) and len(w["first"]) == len(old)
+          and all("checkpoint: removed" in x["text"] and x["count"] == 1 for x in w["first"]),
+          f"warnings in summary.json: {w}")
+    log = check_log(out_dir, "tiny", 2)
+    summary_part = log.split("Run summary: ")[-1]
+    check(f"warnings     {len(old)}" in summary_part and "checkpoint: removed" in summary_part,
+          "the printed summary does not repeat the warning")
+    print(f"quiet: nothing printed; log file and summary.json written; {len(old)} warning(s) "
+          "counted and repeated")
 
 
 def main():
