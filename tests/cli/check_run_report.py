@@ -34,6 +34,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 DECKS = HERE.parent / "checkpoint"
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_MCA_ess_singleton_isolated="1", OMP_PROC_BIND="false",
            OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# As if started from a shell, not by a launcher (ctest may run inside a Slurm step).
+for launcher in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_SIZE",
+                 "SLURM_STEP_ID", "STRATUS_TERMINAL"):
+    ENV.pop(launcher, None)
 
 # Small decks of every solver (those of the checkpoint tests), their steps here and their work
 # per step, counted independently of the solver: atoms of an 8^3 fcc lattice, grid cells.
