@@ -153,18 +153,29 @@ std::string Progress::line(double now, std::optional<double> last_checkpoint_at)
   const double elapsed = now - start_;
   const double done = static_cast<double>(step - first_step_);
   const double steps_per_s = elapsed > 0 ? done / elapsed : 0.0;
-  const double total = static_cast<double>(std::max<std::int64_t>(final_step_, 1));
-  const double left = static_cast<double>(final_step_ - step);
-  const std::string eta = steps_per_s > 0 ? clock_duration(left / steps_per_s) : "?";
+  // Done: of run.steps, or of the simulated end time when the solver has one and is nearer it.
+  double percent = 100.0 * static_cast<double>(step) /
+                   static_cast<double>(std::max<std::int64_t>(final_step_, 1));
+  double fraction =
+      done / static_cast<double>(std::max<std::int64_t>(final_step_ - first_step_, 1));
+  const double end = solver_.end_time();
+  if (end > first_time_) {
+    const double by_time = (solver_.current_time() - first_time_) / (end - first_time_);
+    if (by_time > fraction) {
+      fraction = by_time;
+      percent = 100.0 * solver_.current_time() / end;
+    }
+  }
+  const std::string eta =
+      fraction > 0 ? clock_duration(elapsed * (1.0 - std::min(fraction, 1.0)) / fraction) : "?";
   const double simulated = elapsed > 0 ? (solver_.current_time() - first_time_) / elapsed : 0.0;
   const std::string checkpoint =
       last_checkpoint_at ? "checkpoint " + clock_duration(now - *last_checkpoint_at) + " ago"
                          : "no checkpoint yet";
-  return fmt::format("step {}/{} {:5.1f}% | {} elapsed, ETA {} | {} {}/s, {} {}/{} | {}", step,
-                     final_step_, 100.0 * static_cast<double>(step) / total,
-                     clock_duration(elapsed), eta, rate(steps_per_s * work_per_step_), work_unit_,
-                     rate(simulated * units_.rate_span), time_symbol(units_), units_.rate_span_name,
-                     checkpoint);
+  return fmt::format(
+      "step {}/{} {:5.1f}% | {} elapsed, ETA {} | {} {}/s, {} {}/{} | {}", step, final_step_,
+      percent, clock_duration(elapsed), eta, rate(steps_per_s * work_per_step_), work_unit_,
+      rate(simulated * units_.rate_span), time_symbol(units_), units_.rate_span_name, checkpoint);
 }
 
 void Progress::show(double now, std::optional<double> last_checkpoint_at) {

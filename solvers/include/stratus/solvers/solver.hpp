@@ -30,6 +30,9 @@ class Solver {
   /// True when the run is complete before run.steps (e.g. a solver that stops at a simulated
   /// end time); the loop then ends as if run.steps were reached. run.steps stays the upper bound.
   [[nodiscard]] virtual bool reached_end() const { return false; }
+  /// The simulated time at which reached_end() turns true (0: none); progress lines count
+  /// towards it as well as towards run.steps.
+  [[nodiscard]] virtual double end_time() const { return 0; }
 
   /// Opens the run's outputs. `resumed_at` < 0: a fresh run (write headers and the output of
   /// step 0). Otherwise the state came from the checkpoint of step `resumed_at`: keep what the
