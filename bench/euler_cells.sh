@@ -98,7 +98,8 @@ for n in $ranks_list; do
     else
       mpiexec -n "$n" --oversubscribe "$stratus" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$log" 2>&1
     fi
-    rate=$(sed -n 's/.*steps in .* s, \([0-9.e+-]*\) cell-updates\/s.*/\1/p' "$log")
+    rate=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['work_per_second'])" \
+           "$work/out/bench.summary.json" 2>/dev/null)
     [ -n "$rate" ] || { echo "no rate in the log:" >&2; tail -20 "$log" >&2; exit 1; }
     rates="$rates $rate"
     bws="$bws $(copy_bw "$n")"

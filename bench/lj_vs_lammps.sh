@@ -83,7 +83,8 @@ for np in $ranks_list; do
     grep -m1 "^Performance:" "$work/lmp.out" | sed -E 's/.* ([0-9.]+) timesteps\/s.*/\1/' >>"$work/l.$np"
     echo "$(cat "$work/rss")" >"$work/l.rss.$np"
     run_timed mpiexec -n "$np" "$stratus" run "$work/stratus.toml" --output-dir "$work/out" >"$work/s.out" 2>&1
-    grep -m1 "^md: .* timesteps/s" "$work/s.out" | sed -E 's/.*: ([0-9.e+]+) timesteps\/s.*/\1/' >>"$work/s.$np"
+    /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
+      "$work/out/bench.summary.json" >>"$work/s.$np"
     echo "$(cat "$work/rss")" >"$work/s.rss.$np"
   done
   l=$(median <"$work/l.$np")

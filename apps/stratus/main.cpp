@@ -41,6 +41,9 @@ struct Options {
   bool allow_deck_change = false;
   bool log_all_ranks = false;
   std::string log_level = "info";
+  bool quiet = false;
+  bool verbose = false;
+  std::string progress_every;
 };
 
 void add_deck_options(CLI::App* cmd, Options& o) {
@@ -85,8 +88,19 @@ int main(int argc, char** argv) {
   run->add_flag("--allow-deck-change", o.allow_deck_change,
                 "Resume even if physics keys of the deck differ from the checkpoint's");
   run->add_flag("--log-all-ranks", o.log_all_ranks, "Every rank logs, prefixed with its rank");
-  run->add_option("--log-level", o.log_level, "error, warn, info or debug")
-      ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
+  auto* log_level = run->add_option("--log-level", o.log_level, "error, warn, info or debug")
+                        ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
+  auto* quiet = run->add_flag("--quiet,-q", o.quiet,
+                              "Only warnings and errors on the terminal (same as --log-level "
+                              "warn); the log file and the summary are still written");
+  auto* verbose =
+      run->add_flag("--verbose,-v", o.verbose, "Debug messages too (same as --log-level debug)");
+  quiet->excludes(verbose)->excludes(log_level);
+  verbose->excludes(log_level);
+  run->add_option("--progress-every", o.progress_every,
+                  "Without a terminal, log a progress line every DURATION (e.g. 30s, 5min), or "
+                  "\"off\" (same as --set output.progress_every=...)")
+      ->type_name("DURATION|off");
   run->footer(kExitCodes);
 
   auto* check =
@@ -142,7 +156,9 @@ int main(int argc, char** argv) {
   context_options.initialize_kokkos = run->parsed() || post->parsed();  // they launch kernels
   stratus::Context ctx(kargc, kargv, context_options);
   return ctx.run_guarded([&]() -> int {
-    ctx.configure_logging(o.log_all_ranks, stratus::parse_log_level(o.log_level));
+    ctx.configure_logging(o.log_all_ranks, o.quiet     ? stratus::LogLevel::warn
+                                           : o.verbose ? stratus::LogLevel::debug
+                                                       : stratus::parse_log_level(o.log_level));
     stratus::SolverRegistry registry;
     stratus::register_builtin_solvers(registry);
 
@@ -153,6 +169,9 @@ int main(int argc, char** argv) {
       if (!o.output_dir.empty())
         overrides.push_back(stratus::io::Override::literal_string("output.dir", o.output_dir,
                                                                   "--output-dir " + o.output_dir));
+      if (!o.progress_every.empty())
+        overrides.push_back(stratus::io::Override::literal_string(
+            "output.progress_every", o.progress_every, "--progress-every " + o.progress_every));
       const auto deck = stratus::load_run_deck(ctx, registry, o.deck, overrides);
       if (check->parsed()) {
         if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);

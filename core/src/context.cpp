@@ -83,7 +83,7 @@ Context::~Context() {
 void Context::configure_logging(bool all_ranks, LogLevel level) {
   options_.log_all_ranks = all_ranks;
   options_.log_level = level;
-  logger_ = Logger(rank_, size_, all_ranks, level);
+  logger_.configure(all_ranks, level);
 }
 
 int Context::run_guarded(const std::function<int()>& body) {
@@ -109,8 +109,10 @@ int Context::run_guarded(const std::function<int()>& body) {
     text += fmt::format("{}: {}\n", tag, message);
     if (logger_.level() >= LogLevel::debug && !origin.empty())
       text += fmt::format("  (raised at {})\n", origin);
+    logger_.end_progress();
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);
+    logger_.write_file(text);  // rank 0's log file, when the run opened one
   };
 
   int result = static_cast<int>(code);

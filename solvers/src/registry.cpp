@@ -1,3 +1,4 @@
+#include "run_report.hpp"
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
@@ -66,11 +67,23 @@ Schema common_schema(const SolverRegistry& registry) {
                  "Name of the run, used for output file names; \"\" takes the deck file's name "
                  "without its extension.")
       .set_default(std::string());
+  run.add_real("price_per_node_hour",
+               "Price of one node for one hour, in any currency: the run summary then estimates "
+               "the run's cost (nodes x wall hours x price) and its cost per unit of simulated "
+               "time (0: no estimate).")
+      .at_least(0.0)
+      .set_default(0.0);
   auto& out = schema.section("output", "Where and how results are written.", "run");
   out.add_string("dir",
                  "Directory for every file the run writes (created if missing); "
                  "`stratus run --output-dir` sets it.")
       .set_default(std::string("output"));
+  out.add_string("progress_every",
+                 "When stdout is not a terminal (batch logs): log a progress line every this much "
+                 "wall time (a duration such as \"60s\" or \"5min\"), or \"off\" (no progress "
+                 "line at all, on a terminal neither). On a terminal the line is redrawn in place "
+                 "4 times a second. `stratus run --progress-every` sets it.")
+      .set_default(std::string("60s"));
   declare_checkpoint_section(schema);
   return schema;
 }
@@ -87,19 +100,13 @@ io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const
 void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck,
               const RunOptions& options) {
   const auto& log = ctx.log();
-  log.info("{}", deck.to_toml());
+  (void)progress_interval(deck);  // a bad value is refused before the set-up
   io::prepare_output_dir(ctx.comm(), deck);
+  open_run_log(ctx, deck);
+  log.info("{}", deck.to_toml());
   const SignalWatch signals(checkpoint_signals(deck));
   auto solver = registry.find(deck.string("run.solver"))->create(ctx, deck);
   run_solver(ctx, deck, *solver, options);
-  const auto summary = ctx.timers().summarize(ctx.comm());
-  if (!summary.empty()) {
-    log.info("\nTimers (seconds over {} ranks):  {:>10} {:>10} {:>10} {:>8}", ctx.size(), "min",
-             "mean", "max", "calls");
-    for (const auto& t : summary)
-      log.info("  {:<30} {:>10.4f} {:>10.4f} {:>10.4f} {:>8}", t.name, t.min, t.mean, t.max,
-               t.calls);
-  }
 }
 
 namespace {

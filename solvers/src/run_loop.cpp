@@ -1,6 +1,8 @@
 // The time loop every solver shares: resume, steps, checkpoints, signals and wall-time limits.
 // docs/checkpointing.md describes the guarantees; this file is where they are kept.
+#include "run_report.hpp"
 #include "stratus/core/duration.hpp"
+#include "stratus/core/memory.hpp"
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/core/timers.hpp"
@@ -179,6 +181,7 @@ class Driver {
         solver_(solver),
         options_(options),
         policy_(read_policy(deck, options)),
+        progress_every_(progress_interval(deck)),
         store_(policy_.dir, io::run_name(deck)) {}
 
   void run();
@@ -190,18 +193,24 @@ class Driver {
   void rename_aside(const std::string& path, const char* suffix, const std::string& why) const;
   std::string write_checkpoint(const char* reason);
   [[nodiscard]] double interval_seconds() const;
+  /// The summary's record of the time loop so far.
+  [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
 
   Context& ctx_;
   const io::Deck& deck_;
   Solver& solver_;
   RunOptions options_;
   Policy policy_;
+  double progress_every_;  // seconds between plain progress lines (infinity: off)
   io::CheckpointStore store_;
   double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
   double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
   std::int64_t last_checkpoint_step_ = -1;
   int checkpoints_written_ = 0;
   double checkpoint_seconds_ = 0;
+  std::int64_t first_step_ = 0, final_step_ = 0;
+  double first_time_ = 0;
+  DevicePeak device_peak_;
 };
 
 void Driver::remove_files(const std::vector<std::string>& paths, const char* why) const {
@@ -238,7 +247,8 @@ void Driver::check_deck(const io::CheckpointReader& r) const {
         "{}: its deck does not load with this deck's schema ({}): refusing to resume from it",
         r.path(), e.what()));
   }
-  std::vector<std::string> free = {"run.steps", "output.", "checkpoint."};
+  std::vector<std::string> free = {"run.steps", "run.name", "run.price_per_node_hour", "output.",
+                                   "checkpoint."};
   for (auto& k : solver_.restart_free_keys()) free.push_back(k);
   std::vector<std::string> changed;
   for (const auto& d : stored.differences(deck_)) {
@@ -349,7 +359,7 @@ std::string Driver::write_checkpoint(const char* reason) {
   std::uint64_t bytes = 0;
   double written = 0;
   try {
-    auto t = ctx_.timers().scope("checkpoint");
+    auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
     solver_.sync_outputs();
     io::CheckpointWriter writer(ctx_.comm(), path, deck_.to_toml(), solver_.checkpoint_info());
     solver_.save(writer);
@@ -438,6 +448,8 @@ void Driver::run() {
                policy_.every > 0 ? fmt::format(" and every {} steps", policy_.every) : "",
                policy_.keep, policy_.dir);
   }
+  // The run summary covers the time loop: outputs and checkpoints in, set-up and resume out.
+  ctx_.timers().reset();
   solver_.open_outputs(resumed_at);
   if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
   last_checkpoint_at_ = start;
@@ -445,6 +457,11 @@ void Driver::run() {
   std::optional<SignalWatch> signals;  // run_deck installs it before the setup; tests may not
   if (!SignalWatch::active()) signals.emplace(policy_.signals);
   const std::int64_t first_step = solver_.current_step();
+  first_step_ = first_step;
+  final_step_ = final_step;
+  first_time_ = solver_.current_time();
+  Progress progress(log, solver_, final_step, start, progress_every_);
+  device_peak_.sample(start, true);
   double step_time = 0;  // moving average of one step's wall time (rank 0)
   double previous = wall_seconds();
   while (solver_.current_step() < final_step && !solver_.reached_end()) {
@@ -452,8 +469,11 @@ void Driver::run() {
     const std::int64_t step = solver_.current_step();
     // One cheap collective per step: any rank's signal, rank 0's clock decisions.
     int flags[3] = {SignalWatch::pending(), 0, 0};
+    const double now = wall_seconds();
+    device_peak_.sample(now);  // this rank's clock; a no-op without CUDA
     if (ctx_.rank() == 0) {
-      const double now = wall_seconds();
+      progress.update(now, last_checkpoint_step_ >= 0 ? std::optional<double>(last_checkpoint_at_)
+                                                      : std::nullopt);
       step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
       previous = now;
       flags[1] = now - last_checkpoint_at_ >= interval_seconds() ? 1 : 0;
@@ -479,17 +499,39 @@ void Driver::run() {
     if (due && step != last_checkpoint_step_)
       path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
     if (stop_reason != nullptr && !last) {
+      log.end_progress();
       solver_.close_outputs(step - first_step, wall_seconds() - start);
+      report_run(
+          ctx_, deck_, solver_,
+          record(flags[0] != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
       throw StopRequested(fmt::format(
           "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
           stop_reason, stop_detail, step, path.empty() ? store_.path_for(step) : path));
     }
   }
+  log.end_progress();
   solver_.close_outputs(solver_.current_step() - first_step, wall_seconds() - start);
-  if (checkpoints_written_ > 0)
-    log.info("checkpoint: {} written, {:.3f} s in all ({:.2f}% of the run's wall time)",
-             checkpoints_written_, checkpoint_seconds_,
-             100.0 * checkpoint_seconds_ / std::max(wall_seconds() - start, 1e-9));
+  report_run(ctx_, deck_, solver_, record("finished", "", start));
+}
+
+RunRecord Driver::record(std::string status, std::string detail, double start) const {
+  RunRecord r;
+  r.status = std::move(status);
+  r.stop_detail = std::move(detail);
+  r.first_step = first_step_;
+  r.last_step = solver_.current_step();
+  r.final_step = final_step_;
+  r.first_time = first_time_;
+  r.last_time = solver_.current_time();
+  const double now = wall_seconds();
+  r.wall = now - start;
+  r.setup = start - process_start_seconds();
+  r.checkpoints = checkpoints_written_;
+  r.checkpoint_seconds = checkpoint_seconds_;
+  DevicePeak device = device_peak_;
+  device.sample(now, true);
+  r.device_peak = device.peak();
+  return r;
 }
 
 }  // namespace

@@ -38,11 +38,11 @@ std::vector<ke::IndexBox> box_minus(const ke::IndexBox& outer, ke::IndexBox inne
 }  // namespace
 
 void EulerSolver::fill_ghosts_start() {
-  auto t = ctx_.timers().scope("euler: halo start");
+  auto t = ctx_.timers().scope("euler: halo start", Phase::communication);
   // After each axis is exchanged, the walls of that axis (their ghosts reach edges, corners).
   halo_->start(fields_, [this](int a) {
     if (!grid_.active(a)) return;
-    auto tb = ctx_.timers().scope("euler: boundaries");
+    auto tb = ctx_.timers().scope("euler: boundaries", Phase::compute);
     for (int side = 0; side < 2; ++side)
       if (boundary_[a][side] != ke::Boundary::periodic &&
           decomposition_->at_wall(a, side == 0 ? -1 : 1))
@@ -51,7 +51,7 @@ void EulerSolver::fill_ghosts_start() {
 }
 
 void EulerSolver::fill_ghosts_finish() {
-  auto t = ctx_.timers().scope("euler: halo finish");
+  auto t = ctx_.timers().scope("euler: halo finish", Phase::communication);
   halo_->finish();
 }
 
@@ -107,23 +107,24 @@ void EulerSolver::compute_fluxes(bool overlap) {
   const ke::IndexBox cells = ke::interior(grid_);
   auto ghost_primitives = [&]() {
     if (!prims) return;
-    auto t = ctx_.timers().scope("euler: primitives");
+    auto t = ctx_.timers().scope("euler: primitives", Phase::compute);
     for (const auto& b : box_minus(all, cells)) ke::primitives(u_, w_, b, gas_);
   };
   if (prims) {
-    auto t = ctx_.timers().scope("euler: primitives");
+    auto t = ctx_.timers().scope("euler: primitives", Phase::compute);
     ke::primitives(u_, w_, cells, gas_);
   }
   if (!fourth) {
     fill_ghosts_start();
     if (overlap) {
-      auto t = ctx_.timers().scope("euler: fluxes (interior)");
+      auto t = ctx_.timers().scope("euler: fluxes (interior)", Phase::compute);
       for (int a = 0; a < 3; ++a)
         if (grid_.active(a)) launch(a, inner[a]);
     }
     fill_ghosts_finish();
     ghost_primitives();
-    auto t = ctx_.timers().scope(overlap ? "euler: fluxes (boundary)" : "euler: fluxes");
+    auto t =
+        ctx_.timers().scope(overlap ? "euler: fluxes (boundary)" : "euler: fluxes", Phase::compute);
     for (int a = 0; a < 3; ++a) {
       if (!grid_.active(a)) continue;
       for (const auto& b : overlap ? box_minus(full[a], inner[a]) : std::vector{full[a]})
@@ -136,7 +137,7 @@ void EulerSolver::compute_fluxes(bool overlap) {
   bool first = true;
   for (int a = 0; a < 3; ++a) {
     if (!grid_.active(a)) continue;
-    auto t = ctx_.timers().scope("euler: fluxes");
+    auto t = ctx_.timers().scope("euler: fluxes", Phase::compute);
     if (first && overlap) {
       launch(a, inner[a]);
       fill_ghosts_finish();
@@ -158,14 +159,14 @@ void EulerSolver::compute_fluxes(bool overlap) {
 void EulerSolver::rhs_and_stage(const ke::Stage& st, double dt) {
   // Overlap pays only when messages travel between ranks; alone, one launch per axis is cheaper.
   compute_fluxes(decomposition_->size() > 1);
-  auto t = ctx_.timers().scope("euler: update");
+  auto t = ctx_.timers().scope("euler: update", Phase::compute);
   ke::stage_update(u0_, u_, acc_, flux_, grid_, scheme_.fourth_order, st, dt);
 }
 
 double EulerSolver::next_dt() {
   double rate = 0;
   {
-    auto t = ctx_.timers().scope("euler: time step");
+    auto t = ctx_.timers().scope("euler: time step", Phase::compute);
     const double local = ke::max_rate(u_, grid_, gas_, scheme_.viscous);
     MPI_Allreduce(&local, &rate, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
   }
@@ -238,7 +239,7 @@ void EulerSolver::step() {
 }
 
 EulerSolver::Totals EulerSolver::totals() const {
-  auto t = ctx_.timers().scope("euler: diagnostics");
+  auto t = ctx_.timers().scope("euler: diagnostics", Phase::output);
   Totals d;
   d.step = step_;
   d.time = time_;

@@ -135,10 +135,10 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
 
 void HeatSolver::fill_ghosts(const Field3D& u) {
   {
-    auto t = ctx_.timers().scope("heat: halo exchange");
+    auto t = ctx_.timers().scope("heat: halo exchange", Phase::communication);
     halo_->exchange({u});
   }
-  auto t = ctx_.timers().scope("heat: boundaries");
+  auto t = ctx_.timers().scope("heat: boundaries", Phase::compute);
   if (boundary_[0] == HeatBoundary::periodic) return;
   const Real sign = boundary_[0] == HeatBoundary::dirichlet ? -1.0 : 1.0;
   for (int a = 0; a < 3; ++a)
@@ -149,7 +149,7 @@ void HeatSolver::fill_ghosts(const Field3D& u) {
 void HeatSolver::step() {
   fill_ghosts(u_);
   {
-    auto t = ctx_.timers().scope("heat: update");
+    auto t = ctx_.timers().scope("heat: update", Phase::compute);
     kernels::heat_ftcs_step(u_, next_, geometry_, coefficients_);
   }
   std::swap(u_, next_);
@@ -157,7 +157,7 @@ void HeatSolver::step() {
 }
 
 HeatSolver::Diagnostics HeatSolver::diagnostics() const {
-  auto t = ctx_.timers().scope("heat: diagnostics");
+  auto t = ctx_.timers().scope("heat: diagnostics", Phase::output);
   Diagnostics d;
   d.step = step_;
   d.time = static_cast<double>(step_) * dt_;
@@ -183,7 +183,7 @@ HeatSolver::Diagnostics HeatSolver::diagnostics() const {
 }
 
 void HeatSolver::write_field_file(const std::string& path) const {
-  auto t = ctx_.timers().scope("heat: output");
+  auto t = ctx_.timers().scope("heat: output", Phase::output);
   // Stored (nz, ny, nx), x fastest: XDMF readers (ParaView) map the fastest axis to x.
   const GridBlock block{{block_.begin[2], block_.begin[1], block_.begin[0]},
                         {block_.extent[2], block_.extent[1], block_.extent[0]}};
@@ -221,6 +221,7 @@ void HeatSolver::write_xdmf(const std::string& field_path) const {
 }
 
 void HeatSolver::report() {
+  auto t = ctx_.timers().scope("heat: output", Phase::output);  // diagnostics nest inside
   const Diagnostics d = diagnostics();
   ctx_.log().info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat,
                   d.max_abs, d.l2_error);
@@ -245,12 +246,8 @@ void HeatSolver::advance(std::int64_t final_step) {
 
 void HeatSolver::sync_outputs() { diag_->sync(); }
 
-void HeatSolver::close_outputs(std::int64_t steps, double seconds) {
-  diag_->close();
-  const double cell_steps =
-      static_cast<double>(cells_[0] * cells_[1] * cells_[2]) * static_cast<double>(steps);
-  ctx_.log().info("heat: {} steps in {:.3f} s, {:.3e} cell-steps/s", steps, seconds,
-                  seconds > 0 ? cell_steps / seconds : 0.0);
+void HeatSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
+  diag_->close();  // steps, wall time and throughput: the run summary (run_report.cpp)
   if (deck_.boolean("heat.write_field")) {
     const std::string path = io::output_path(deck_, ".h5");
     write_field_file(path);

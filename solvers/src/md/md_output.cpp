@@ -15,7 +15,7 @@ std::string MdSolver::trajectory_part_path(std::int64_t part) const {
 }
 
 void MdSolver::report() {
-  auto t = ctx_.timers().scope("md: output");
+  auto t = ctx_.timers().scope("md: output", Phase::output);
   const Thermo th = thermo();
   ctx_.log().info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
                   th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
@@ -26,7 +26,7 @@ void MdSolver::report() {
 }
 
 void MdSolver::write_frame() {
-  auto t = ctx_.timers().scope("md: output");
+  auto t = ctx_.timers().scope("md: output", Phase::output);
   if (!trajectory_)
     trajectory_ = std::make_unique<io::H5mdWriter>(
         ctx_.comm(), trajectory_part_path(trajectory_part_), deck_.to_toml(), natoms_,
@@ -84,7 +84,7 @@ void MdSolver::sync_outputs() {
   }
 }
 
-void MdSolver::close_outputs(std::int64_t steps, double seconds) {
+void MdSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   const auto& log = ctx_.log();
   if (trajectory_) {
     trajectory_->close();
@@ -95,10 +95,7 @@ void MdSolver::close_outputs(std::int64_t steps, double seconds) {
              trajectory_part_ > 0 ? fmt::format(" .. {}", trajectory_part_path(trajectory_part_))
                                   : std::string());
   thermo_->close();
-  const double per_second = seconds > 0 ? static_cast<double>(steps) / seconds : 0.0;
-  log.info("md: {} steps in {:.3f} s: {:.4g} timesteps/s, {:.4g} atom-steps/s, {:.4g} tau/day",
-           steps, seconds, per_second, per_second * static_cast<double>(natoms_),
-           per_second * dt_ * 86400.0);
+  // Steps, wall time and throughput are the run summary's (run_report.cpp).
   log.info("md: {} neighbour list builds ({} during the run)", rebuilds_,
            rebuilds_ - rebuilds_at_open_);
 }

@@ -383,7 +383,7 @@ void MdSolver::create_velocities() {
 
 void MdSolver::rebuild() {
   {
-    auto t = ctx_.timers().scope("md: communication");
+    auto t = ctx_.timers().scope("md: communication", Phase::communication);
     try {
       exchange_->migrate(atoms_);
     } catch (const RuntimeError& e) {
@@ -391,7 +391,7 @@ void MdSolver::rebuild() {
     }
   }
   build_ghosts_and_list();
-  auto t = ctx_.timers().scope("md: neighbor");
+  auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
   kmd::snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
   ++rebuilds_;
   last_rebuild_step_ = step_;
@@ -399,10 +399,10 @@ void MdSolver::rebuild() {
 
 void MdSolver::build_ghosts_and_list() {
   {
-    auto t = ctx_.timers().scope("md: communication");
+    auto t = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->build_ghosts(atoms_);
   }
-  auto t = ctx_.timers().scope("md: neighbor");
+  auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
   if (half_list_)
     neighbor_builder_.build_half(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(),
                                  cutoff_max_ + skin_, neighbors_);
@@ -412,7 +412,7 @@ void MdSolver::build_ghosts_and_list() {
 }
 
 void MdSolver::compute_forces(bool with_energy) {
-  auto t = ctx_.timers().scope("md: pair");
+  auto t = ctx_.timers().scope("md: pair", Phase::compute);
   const auto& x = atoms_.x;
   const auto& type = atoms_.type;
   const int n = atoms_.nlocal;
@@ -438,7 +438,7 @@ void MdSolver::compute_forces(bool with_energy) {
 
 void MdSolver::step() {
   {
-    auto t = ctx_.timers().scope("md: integrate");
+    auto t = ctx_.timers().scope("md: integrate", Phase::compute);
     if (integrator_ == "nvt") chain_half_step();
     kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
     kmd::verlet_drift(atoms_.x, atoms_.v, dt_, atoms_.nlocal);
@@ -446,7 +446,7 @@ void MdSolver::step() {
   ++step_;
   bool need = rebuild_every_ > 0 && (step_ - last_rebuild_step_) >= rebuild_every_;
   if (rebuild_every_ == 0) {
-    auto t = ctx_.timers().scope("md: neighbor");
+    auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
     double d2 = kmd::max_displacement_sq(atoms_.x, x_at_build_, atoms_.nlocal);
     MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
     need = 4.0 * d2 > skin_ * skin_;
@@ -454,12 +454,12 @@ void MdSolver::step() {
   if (need) {
     rebuild();
   } else {
-    auto t = ctx_.timers().scope("md: communication");
+    auto t = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->update_ghosts(atoms_);
   }
   compute_forces(energy_wanted_);
   energy_wanted_ = false;
-  auto t = ctx_.timers().scope("md: integrate");
+  auto t = ctx_.timers().scope("md: integrate", Phase::compute);
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
   if (integrator_ == "nvt") chain_half_step();
 }

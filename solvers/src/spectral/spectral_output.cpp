@@ -64,7 +64,7 @@ void SpectralSolver::read_initial_file(const std::string& path) {
 }
 
 void SpectralSolver::write_snapshot(const std::string& path) {
-  auto t = ctx_.timers().scope("spectral: snapshots");
+  auto t = ctx_.timers().scope("spectral: snapshots", Phase::output);
   const auto& rb = fft_->real_block();
   const GridBlock block{{0, rb.begin[1], rb.begin[0]}, {rb.extent[2], rb.extent[1], rb.extent[0]}};
   const std::array<std::int64_t, 3> global{n_[2], n_[1], n_[0]};
@@ -124,7 +124,7 @@ void SpectralSolver::write_series_file() const {
 }
 
 void SpectralSolver::write_spectrum() {
-  auto t = ctx_.timers().scope("spectral: spectra");
+  auto t = ctx_.timers().scope("spectral: spectra", Phase::output);
   const auto e = spectrum();
   if (ctx_.rank() != 0) return;
   std::string rows;
@@ -136,6 +136,7 @@ void SpectralSolver::write_spectrum() {
 }
 
 void SpectralSolver::report() {
+  auto t = ctx_.timers().scope("spectral: report", Phase::output);  // diagnostics nest inside
   const Diagnostics d = diagnostics();
   ctx_.log().info("{:>8} {:>13.6e} {:>11.4e} {:>16.9e} {:>14.6e} {:>14.6e} {:>10.2e} {:>7.3f}",
                   d.step, d.time, d.dt, d.energy, d.enstrophy, d.dissipation, d.max_div, d.cfl);
@@ -230,11 +231,10 @@ void SpectralSolver::sync_outputs() {
   if (spectrum_csv_) spectrum_csv_->sync();
 }
 
-void SpectralSolver::close_outputs(std::int64_t steps, double seconds) {
+void SpectralSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   diag_->close();
   if (spectrum_csv_) spectrum_csv_->close();
-  ctx_.log().info("spectral: {} steps in {:.3f} s, {:.4g} ms per step", steps, seconds,
-                  steps > 0 ? 1e3 * seconds / static_cast<double>(steps) : 0.0);
+  // Steps, wall time and throughput: the run summary (run_report.cpp).
   if (deck_.boolean("spectral.output.fft_timing") && steps_timed_ > 0) {
     // Rank 0's figures (ranks wait for each other in the transposes).
     const double step_s = step_seconds_ / static_cast<double>(steps_timed_);

@@ -34,6 +34,11 @@ class EulerSolver : public Solver {
   [[nodiscard]] std::int64_t current_step() const override { return step_; }
   [[nodiscard]] double current_time() const override { return time_; }
   [[nodiscard]] bool reached_end() const override;
+  [[nodiscard]] double end_time() const override { return t_end_; }
+  [[nodiscard]] double work_per_step() const override {
+    return static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
+  }
+  [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;

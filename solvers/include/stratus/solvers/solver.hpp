@@ -30,6 +30,9 @@ class Solver {
   /// True when the run is complete before run.steps (e.g. a solver that stops at a simulated
   /// end time); the loop then ends as if run.steps were reached. run.steps stays the upper bound.
   [[nodiscard]] virtual bool reached_end() const { return false; }
+  /// The simulated time at which reached_end() turns true (0: none); progress lines count
+  /// towards it as well as towards run.steps.
+  [[nodiscard]] virtual double end_time() const { return 0; }
 
   /// Opens the run's outputs. `resumed_at` < 0: a fresh run (write headers and the output of
   /// step 0). Otherwise the state came from the checkpoint of step `resumed_at`: keep what the
@@ -53,6 +56,20 @@ class Solver {
   virtual void restore(const io::CheckpointReader& in) = 0;
   /// About how many bytes save() writes (estimates the first checkpoint's cost).
   [[nodiscard]] virtual std::uint64_t state_bytes() const = 0;
+  /// The work of one step, summed over ranks: atoms (MD) or grid cells. Throughput figures
+  /// are work_per_step() x steps per second, in work_unit().
+  [[nodiscard]] virtual double work_per_step() const = 0;
+  /// What work_per_step() x steps counts: "atom-steps", "cell-updates".
+  [[nodiscard]] virtual std::string work_unit() const = 0;
+  /// How simulated time (current_time()) is shown in progress lines and the run summary.
+  struct TimeUnits {
+    std::string unit;                     ///< unit of current_time(): "tau", "" (dimensionless)
+    double rate_span = 3600;              ///< simulated time is shown per this much wall time (s)
+    std::string rate_span_name = "hour";  ///< ... named so
+    double cost_span = 1;                 ///< the cost estimate is per this much simulated time
+  };
+  [[nodiscard]] virtual TimeUnits time_units() const { return {}; }
+
   /// Deck keys (or "section." prefixes) of this solver that may change between a checkpoint
   /// and its restart, besides run.steps, [output] and [checkpoint]: output settings.
   [[nodiscard]] virtual std::vector<std::string> restart_free_keys() const { return {}; }

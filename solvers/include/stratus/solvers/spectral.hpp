@@ -31,6 +31,10 @@ class SpectralSolver : public Solver {
   // NAME.spectra.h5 (E(k)), NAME.fields.STEP.h5 snapshots with the series NAME.xmf.
   [[nodiscard]] std::int64_t current_step() const override { return step_; }
   [[nodiscard]] double current_time() const override { return time_; }
+  [[nodiscard]] double work_per_step() const override {
+    return static_cast<double>(n_[0] * n_[1] * n_[2]);
+  }
+  [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;

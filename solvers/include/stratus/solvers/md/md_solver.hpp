@@ -50,6 +50,10 @@ class MdSolver : public Solver {
   // parts NAME.h5md, NAME.part0001.h5md, ... (a part is closed at each checkpoint).
   [[nodiscard]] std::int64_t current_step() const override { return step_; }
   [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
+  [[nodiscard]] double work_per_step() const override { return static_cast<double>(natoms_); }
+  [[nodiscard]] std::string work_unit() const override { return "atom-steps"; }
+  /// Reduced LJ time: tau per day, cost per 1000 tau.
+  [[nodiscard]] TimeUnits time_units() const override { return {"tau", 86400, "day", 1000}; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
