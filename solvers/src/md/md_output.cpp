@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace stratus::md {
@@ -86,14 +87,17 @@ void MdSolver::sync_outputs() {
 
 void MdSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   const auto& log = ctx_.log();
+  // The last part that holds frames: the open one, else the one closed by the last checkpoint
+  // (sync_outputs has already moved trajectory_part_ on to a part not created yet).
+  const std::int64_t last =
+      trajectory_ ? trajectory_part_ : std::max<std::int64_t>(trajectory_part_ - 1, 0);
   if (trajectory_) {
     trajectory_->close();
     trajectory_.reset();
   }
   if (trajectory_every_ > 0)
     log.info("md: wrote {} trajectory frames to {}{}", trajectory_frames_, trajectory_part_path(0),
-             trajectory_part_ > 0 ? fmt::format(" .. {}", trajectory_part_path(trajectory_part_))
-                                  : std::string());
+             last > 0 ? fmt::format(" .. {}", trajectory_part_path(last)) : std::string());
   thermo_->close();
   // Steps, wall time and throughput are the run summary's (run_report.cpp).
   log.info("md: {} neighbour list builds ({} during the run)", rebuilds_,
