@@ -41,32 +41,7 @@ std::string real_to_toml(double v) {
   return s;
 }
 
-std::string string_to_toml(const std::string& v) {
-  std::string out = "\"";
-  for (char c : v) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        // Other control characters and DEL are not allowed raw in a TOML string.
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string string_to_toml(const std::string& v) { return quoted_string(v); }
 
 template <class T, class F>
 std::string list_to_toml(const std::vector<T>& v, F&& item) {

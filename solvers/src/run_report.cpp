@@ -2,6 +2,7 @@
 
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
+#include "stratus/core/text.hpp"
 #include "stratus/core/version.hpp"
 #include "stratus/io/output.hpp"
 
@@ -40,34 +41,7 @@ std::string clock_duration(double seconds) {
   return fmt::format("{}:{:02}", m, s);
 }
 
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string json_string(std::string_view text) { return quoted_string(text); }
 
 std::string resolved_deck_text(const io::Deck& deck) {
   std::string text = deck.to_toml();

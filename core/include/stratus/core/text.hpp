@@ -17,4 +17,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ",
                  std::string_view quote = "");
 
+/// `text` as a double-quoted string that is valid both in TOML (a basic string) and in JSON:
+/// `"` and `\` escaped, newline, tab and carriage return as \n \t \r, other control
+/// characters and DEL as \u00XX.
+std::string quoted_string(std::string_view text);
+
 }  // namespace stratus
