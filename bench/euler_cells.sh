@@ -93,6 +93,7 @@ for n in $ranks_list; do
   rates="" bws=""
   for rep in $(seq 1 "$repeat"); do
     log="$work/run.$n.$rep.log"
+    rm -f "$work/out/bench.summary.json"  # a failed run must not report the previous figures
     if [ "$n" = 1 ]; then
       "$stratus" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$log" 2>&1
     else
@@ -100,7 +101,7 @@ for n in $ranks_list; do
     fi
     rate=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['work_per_second'])" \
            "$work/out/bench.summary.json" 2>/dev/null)
-    [ -n "$rate" ] || { echo "no rate in the log:" >&2; tail -20 "$log" >&2; exit 1; }
+    [ -n "$rate" ] || { echo "no rate in bench.summary.json; the log ends:" >&2; tail -20 "$log" >&2; exit 1; }
     rates="$rates $rate"
     bws="$bws $(copy_bw "$n")"
   done

@@ -82,7 +82,12 @@ for np in $ranks_list; do
     (cd "$work" && run_timed mpiexec -n "$np" "$lmp" -in lammps.in -log none >"lmp.out" 2>&1)
     grep -m1 "^Performance:" "$work/lmp.out" | sed -E 's/.* ([0-9.]+) timesteps\/s.*/\1/' >>"$work/l.$np"
     echo "$(cat "$work/rss")" >"$work/l.rss.$np"
-    run_timed mpiexec -n "$np" "$stratus" run "$work/stratus.toml" --output-dir "$work/out" >"$work/s.out" 2>&1
+    # --restart none: every repeat runs all its steps (the previous repeat's end-of-run checkpoint
+    # would otherwise make it "already complete"); the old summary goes first so that a failed
+    # run cannot report the previous one's figures.
+    rm -f "$work/out/bench.summary.json"
+    run_timed mpiexec -n "$np" "$stratus" run "$work/stratus.toml" --output-dir "$work/out" \
+      --restart none >"$work/s.out" 2>&1
     /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
       "$work/out/bench.summary.json" >>"$work/s.$np"
     echo "$(cat "$work/rss")" >"$work/s.rss.$np"
