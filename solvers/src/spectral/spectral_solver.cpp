@@ -344,8 +344,7 @@ std::vector<double> SpectralSolver::spectrum() const {
       for (std::int64_t ix = 0; ix < modes_.extent[0]; ++ix) {
         std::int64_t m[3];
         double k[3];
-        modes_.modes(iz, iy, ix, m);
-        modes_.wavevector(m, k);
+        modes_.mode_and_wavevector(iz, iy, ix, m, k);
         const double kk = std::sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
         const auto bin = static_cast<std::size_t>(std::floor(kk / dk_ + 0.5));
         double a2 = 0;

@@ -63,8 +63,7 @@ inline void random_field(const Modes& m, const SpectralVec& u, std::uint64_t see
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
         Complex a[3] = {Complex(0.0, 0.0), Complex(0.0, 0.0), Complex(0.0, 0.0)};
         if (k2 > 0 && m.kept(mm)) {

@@ -60,6 +60,12 @@ struct Modes {
   KOKKOS_INLINE_FUNCTION void wavevector(const std::int64_t m[3], double k[3]) const {
     for (int a = 0; a < 3; ++a) k[a] = k0[a] * static_cast<double>(m[a]);
   }
+  /// modes() and wavevector() of one stored entry: the prologue of most mode-space kernels.
+  KOKKOS_INLINE_FUNCTION void mode_and_wavevector(std::int64_t iz, std::int64_t iy, std::int64_t ix,
+                                                  std::int64_t m[3], double k[3]) const {
+    modes(iz, iy, ix, m);
+    wavevector(m, k);
+  }
   /// 1 for kz = 0 and the kz Nyquist plane (stored once), 2 for the other kz (their
   /// conjugates -k are not stored): sums over stored modes times this weight are sums over all.
   KOKKOS_INLINE_FUNCTION double weight(std::int64_t mz) const {

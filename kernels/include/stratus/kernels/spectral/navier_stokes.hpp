@@ -31,8 +31,7 @@ inline void decay_table(const Modes& m, double nu, double tau, const ModeTable& 
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         table(iz, iy, ix) = kmath::exp(-nu * (k[0] * k[0] + k[1] * k[1] + k[2] * k[2]) * tau);
       });
 }
@@ -190,8 +189,7 @@ inline void derivative(const Modes& m, const SpectralVec& u, int j, const Spectr
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const Complex ik(0.0, k[j]);
         for (int c = 0; c < 3; ++c) out[c](iz, iy, ix) = ik * u[c](iz, iy, ix);
       });
@@ -227,8 +225,7 @@ inline void accumulate_divergence(const Modes& m, const SpectralVec& t, int j,
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const Complex ik(0.0, k[j]);
         for (int c = 0; c < 3; ++c) nl[c](iz, iy, ix) += ik * t[c](iz, iy, ix);
       });
@@ -244,8 +241,7 @@ inline double spectral_sum(const Modes& m, const SpectralVec& u, int power) {
                     double& e) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const double k2 = power == 0 ? 1.0 : k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
         const double a2 = norm2(u.x(iz, iy, ix)) + norm2(u.y(iz, iy, ix)) + norm2(u.z(iz, iy, ix));
         e += 0.5 * m.weight(mm[2]) * k2 * a2;
@@ -261,8 +257,7 @@ inline void divergence(const Modes& m, const SpectralVec& u, const SpectralView&
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         out(iz, iy, ix) = Complex(0.0, 1.0) * (k[0] * u.x(iz, iy, ix) + k[1] * u.y(iz, iy, ix) +
                                                k[2] * u.z(iz, iy, ix));
       });
@@ -289,8 +284,7 @@ inline void project_field(const Modes& m, const SpectralVec& u, double scale, bo
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         Complex a[3] = {scale * u.x(iz, iy, ix), scale * u.y(iz, iy, ix), scale * u.z(iz, iy, ix)};
         const bool drop = !m.kept(mm) || (zero_mean && mm[0] == 0 && mm[1] == 0 && mm[2] == 0);
         if (drop) a[0] = a[1] = a[2] = Complex(0.0, 0.0);
@@ -320,8 +314,7 @@ inline void pressure_from_nonlinear(const Modes& m, const SpectralVec& nl, doubl
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
         if (k2 == 0.0 || !m.kept(mm)) {
           out(iz, iy, ix) = Complex(0.0, 0.0);
