@@ -456,8 +456,7 @@ void Driver::run() {
 
   std::optional<SignalWatch> signals;  // run_deck installs it before the setup; tests may not
   if (!SignalWatch::active()) signals.emplace(policy_.signals);
-  const std::int64_t first_step = solver_.current_step();
-  first_step_ = first_step;
+  first_step_ = solver_.current_step();
   final_step_ = final_step;
   first_time_ = solver_.current_time();
   Progress progress(log, solver_, final_step, start, progress_every_);
@@ -500,7 +499,7 @@ void Driver::run() {
       path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
     if (stop_reason != nullptr && !last) {
       log.end_progress();
-      solver_.close_outputs(step - first_step, wall_seconds() - start);
+      solver_.close_outputs(step - first_step_, wall_seconds() - start);
       report_run(
           ctx_, deck_, solver_,
           record(flags[0] != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
@@ -510,7 +509,7 @@ void Driver::run() {
     }
   }
   log.end_progress();
-  solver_.close_outputs(solver_.current_step() - first_step, wall_seconds() - start);
+  solver_.close_outputs(solver_.current_step() - first_step_, wall_seconds() - start);
   report_run(ctx_, deck_, solver_, record("finished", "", start));
 }
 
