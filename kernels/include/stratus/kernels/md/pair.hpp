@@ -125,58 +125,149 @@ PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, 
   return result;
 }
 
-/// compute_pair_forces_half with a fixed pair style (no dispatch).
-template <bool EnergyVirial, class Pair>
+/// Neighbours handled per batch by the host form of the half-list kernel.
+inline constexpr int kPairBatch = 64;
+
+/// One local atom's row of the half list on a host thread, in batches: the neighbours'
+/// coordinates are gathered into contiguous arrays, the pair style runs over them in a loop with
+/// no memory access but to those arrays (so compilers vectorise it, given -fno-trapping-math),
+/// and the forces are then added to i and scattered to the local neighbours. Adds to acc.
+template <bool EnergyVirial, class Pair, class Force>
+KOKKOS_INLINE_FUNCTION void half_row_batched(
+    const Pair& p, const Vectors& x, const Types& type, int nlocal, const int i, const int n,
+    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
+    PairResult& acc) {
+  const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int ti = type(i);
+  Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  for (int k0 = 0; k0 < n; k0 += kPairBatch) {
+    const int m = n - k0 < kPairBatch ? n - k0 : kPairBatch;
+    Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
+    int tj[kPairBatch];
+    for (int c = 0; c < m; ++c) {
+      const int j = entries(i, k0 + c);
+      dx[c] = xi - x(j, 0);
+      dy[c] = yi - x(j, 1);
+      dz[c] = zi - x(j, 2);
+      tj[c] = type(j);
+    }
+    const Pair pl = p;  // a local copy: GCC does not vectorise through the reference
+    for (int c = 0; c < m; ++c) {
+      const Real rsq = dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c];
+      Real fpair, eij;
+      pl(rsq, ti, tj[c], fpair, eij);
+      fp[c] = fpair;
+      en[c] = eij;
+    }
+    for (int c = 0; c < m; ++c) {
+      const int j = entries(i, k0 + c);
+      const Real fxj = dx[c] * fp[c], fyj = dy[c] * fp[c], fzj = dz[c] * fp[c];
+      fx += fxj;
+      fy += fyj;
+      fz += fzj;
+      const bool local = j < nlocal;
+      if (local) {  // the pair is listed once: j gets the reaction
+        fs(j, 0) -= fxj;
+        fs(j, 1) -= fyj;
+        fs(j, 2) -= fzj;
+      }
+      if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
+        const Real weight = local ? Real(1) : Real(0.5);
+        e += weight * en[c];
+        w += weight * (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
+      }
+    }
+  }
+  fs(i, 0) += fx;
+  fs(i, 1) += fy;
+  fs(i, 2) += fz;
+  if constexpr (EnergyVirial) {
+    acc.energy += e;
+    acc.virial += w;
+  }
+}
+
+/// One local atom's row of the half list, a neighbour at a time (the GPU form: no per-thread
+/// arrays). Adds to acc.
+template <bool EnergyVirial, class Pair, class Force>
+KOKKOS_INLINE_FUNCTION void half_row(
+    const Pair& p, const Vectors& x, const Types& type, int nlocal, const int i, const int n,
+    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
+    PairResult& acc) {
+  const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const int ti = type(i);
+  Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  for (int k = 0; k < n; ++k) {
+    const int j = entries(i, k);
+    const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
+    const Real rsq = dx * dx + dy * dy + dz * dz;
+    Real fpair = 0, eij = 0;
+    p(rsq, ti, type(j), fpair, eij);
+    const Real fxj = dx * fpair, fyj = dy * fpair, fzj = dz * fpair;
+    fx += fxj;
+    fy += fyj;
+    fz += fzj;
+    const bool local = j < nlocal;
+    if (local) {  // the pair is listed once: j gets the reaction
+      fs(j, 0) -= fxj;
+      fs(j, 1) -= fyj;
+      fs(j, 2) -= fzj;
+    }
+    if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
+      const Real weight = local ? Real(1) : Real(0.5);
+      e += weight * eij;
+      w += weight * rsq * fpair;
+    }
+  }
+  fs(i, 0) += fx;
+  fs(i, 1) += fy;
+  fs(i, 2) += fz;
+  if constexpr (EnergyVirial) {
+    acc.energy += e;
+    acc.virial += w;
+  }
+}
+
+/// compute_pair_forces_half with a fixed pair style and scatter kind (no dispatch).
+template <bool EnergyVirial, class Pair, class Scatter>
 PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
-                            const NeighborList& list, const Vectors& f) {
+                            const NeighborList& list, Scatter scatter) {
   const auto count = list.count;
   const auto entries = list.entries;
-  auto fl = Kokkos::subview(f, std::make_pair(0, nlocal), Kokkos::ALL);
-  Kokkos::deep_copy(fl, Real(0));
-  // Duplicated (one copy per thread) on OpenMP, atomic on GPUs.
-  auto scatter = Kokkos::Experimental::create_scatter_view(fl);
+  constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
-        const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const int ti = type(i);
-        Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
-        const int n = count(i);
-        for (int k = 0; k < n; ++k) {
-          const int j = entries(i, k);
-          const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          const Real rsq = dx * dx + dy * dy + dz * dz;
-          Real fpair = 0, eij = 0;
-          p(rsq, ti, type(j), fpair, eij);
-          const Real fxj = dx * fpair, fyj = dy * fpair, fzj = dz * fpair;
-          fx += fxj;
-          fy += fyj;
-          fz += fzj;
-          const bool local = j < nlocal;
-          if (local) {  // the pair is listed once: j gets the reaction
-            fs(j, 0) -= fxj;
-            fs(j, 1) -= fyj;
-            fs(j, 2) -= fzj;
-          }
-          if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
-            const Real weight = local ? Real(1) : Real(0.5);
-            e += weight * eij;
-            w += weight * rsq * fpair;
-          }
-        }
-        fs(i, 0) += fx;
-        fs(i, 1) += fy;
-        fs(i, 2) += fz;
-        if constexpr (EnergyVirial) {
-          acc.energy += e;
-          acc.virial += w;
-        }
+        if constexpr (host)
+          half_row_batched<EnergyVirial>(p, x, type, nlocal, i, count(i), entries, fs, acc);
+        else
+          half_row<EnergyVirial>(p, x, type, nlocal, i, count(i), entries, fs, acc);
       },
       result);
-  Kokkos::Experimental::contribute(fl, scatter);
   return result;
+}
+
+/// compute_pair_forces_half with a fixed pair style: zeroes f, then scatters into it directly
+/// when one thread runs the kernel, else through per-thread copies (host threads) or atomics
+/// (GPUs), Kokkos's default for the space.
+template <bool EnergyVirial, class Pair>
+PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
+                            const NeighborList& list, const Vectors& f) {
+  namespace kx = Kokkos::Experimental;
+  auto fl = Kokkos::subview(f, std::make_pair(0, nlocal), Kokkos::ALL);
+  Kokkos::deep_copy(fl, Real(0));
+  if (DevExecSpace().concurrency() == 1) {
+    kx::ScatterView<Real* [3], Kokkos::LayoutRight, DevExecSpace, kx::ScatterSum,
+                    kx::ScatterNonDuplicated, kx::ScatterNonAtomic>
+        direct(fl);
+    return pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, direct);
+  }
+  auto scatter = kx::create_scatter_view(fl);
+  const auto r = pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, scatter);
+  kx::contribute(fl, scatter);
+  return r;
 }
 }  // namespace detail
 
