@@ -1,7 +1,9 @@
-// Half neighbour lists and the half-list force kernel: each local-local pair listed exactly
-// once and each local-ghost pair once per local atom (against brute force); half-mode forces,
-// energy and virial equal the full-list ones on random and lattice configurations with two
-// types; EnergyVirial = false leaves forces unchanged. The np1 runs use two threads (races).
+// Half neighbour lists and the half-list force kernel: every pair with a local atom listed
+// exactly once, under the atom of lower global id (against brute force); half-mode forces, once
+// the ghosts' rows are added to their owners (what AtomExchange::reverse_forces does across
+// ranks), and energy and virial equal the full-list ones on random and lattice configurations
+// with two types; the forces on all rows sum to zero (each pair's action and reaction);
+// EnergyVirial = false leaves forces unchanged. The np1 runs use two threads (races).
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/pair.hpp"
@@ -35,8 +37,8 @@ std::vector<std::vector<int>> lists_on_host(const NeighborList& list) {
   return out;
 }
 
-// Checks a half list against brute force: every pair (i < j local) or (i local, j ghost)
-// closer than the cutoff exactly once, listed under the lower local index, nothing else.
+// Checks a half list against brute force: every pair (i local, j local or ghost) closer than
+// the cutoff with id(i) < id(j) exactly once, listed under i, nothing else.
 void check_half(const HostAtoms& a, Real cutoff) {
   NeighborBuilder builder;
   NeighborList list;
@@ -50,7 +52,7 @@ void check_half(const HostAtoms& a, Real cutoff) {
     for (int j = 0; j < a.nall(); ++j) {
       Real r2 = 0;
       for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
-      if (r2 < cutoff * cutoff && (j >= a.nlocal || j > i)) want.insert({i, j});
+      if (r2 < cutoff * cutoff && a.id[j] > a.id[i]) want.insert({i, j});
     }
   EXPECT_EQ(got, want);
   int longest = 0;
@@ -92,8 +94,23 @@ TEST(MdHalf, HalfListGrowsRows) {
   EXPECT_GE(static_cast<int>(list.entries.extent(1)), list.max_count());
 }
 
+// The forces of rows [0, nall) with each ghost's row added to the local atom of the same id
+// (the local atoms have distinct ids), as AtomExchange::reverse_forces does.
+std::vector<Vec3> fold_ghosts(const HostAtoms& a, const Vectors& f) {
+  auto all = to_host(f, a.nall());
+  std::vector<Vec3> out(all.begin(), all.begin() + a.nlocal);
+  for (int g = a.nlocal; g < a.nall(); ++g) {
+    const auto owner = std::find(a.id.begin(), a.id.begin() + a.nlocal, a.id[g]);
+    EXPECT_NE(owner, a.id.begin() + a.nlocal) << "ghost " << g << " has no owner";
+    if (owner == a.id.begin() + a.nlocal) continue;
+    for (int d = 0; d < 3; ++d) out[owner - a.id.begin()][d] += all[g][d];
+  }
+  return out;
+}
+
 // Full and half modes on one configuration: forces to 1e-12 relative (to the largest force),
-// energy and virial to 1e-12 relative; EnergyVirial = false gives bitwise the same forces.
+// energy and virial to 1e-12 relative; the half-mode rows sum to zero; EnergyVirial = false
+// gives bitwise the same forces.
 void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
   const auto x = to_device(a.x);
   const auto id = to_device(a.id);
@@ -103,12 +120,12 @@ void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
   builder.build(x, id, a.nlocal, a.nall(), list_cutoff, full);
   builder.build_half(x, id, a.nlocal, a.nall(), list_cutoff, half);
   Vectors ff("ff", a.nall()), fh("fh", a.nall()), fh0("fh0", a.nall()), ff0("ff0", a.nall());
-  Kokkos::deep_copy(fh, 7.0);  // the half kernel must zero the local rows itself
+  Kokkos::deep_copy(fh, 7.0);  // the half kernel must zero every row itself, ghosts included
   const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff);
   const PairResult rh = compute_pair_forces_half(pair, x, type, a.nlocal, half, fh);
   const PairResult rf0 = compute_pair_forces<LJCut, false>(pair, x, type, a.nlocal, full, ff0);
   const PairResult rh0 = compute_pair_forces_half<LJCut, false>(pair, x, type, a.nlocal, half, fh0);
-  const auto hf = to_host(ff, a.nlocal), hh = to_host(fh, a.nlocal);
+  const auto hf = to_host(ff, a.nlocal), hh = fold_ghosts(a, fh);
   Real fmax = 0;
   for (const auto& v : hf)
     for (int d = 0; d < 3; ++d) fmax = std::max(fmax, std::fabs(v[d]));
@@ -119,17 +136,19 @@ void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
   EXPECT_NEAR(rh.energy, rf.energy, 1e-12 * std::fabs(rf.energy));
   EXPECT_NEAR(rh.virial, rf.virial, 1e-12 * std::fabs(rf.virial));
   EXPECT_EQ(to_host(ff0, a.nlocal), hf);  // forces only: bitwise identical
-  const auto hh0 = to_host(fh0, a.nlocal);
+  const auto hh0 = fold_ghosts(a, fh0);
   for (int i = 0; i < a.nlocal; ++i)
     for (int d = 0; d < 3; ++d) ASSERT_NEAR(hh0[i][d], hh[i][d], 1e-12 * fmax);
   EXPECT_EQ(rf0.energy, 0);
   EXPECT_EQ(rf0.virial, 0);
   EXPECT_EQ(rh0.energy, 0);
   EXPECT_EQ(rh0.virial, 0);
-  // Ghost rows are never written by the half kernel.
-  if (a.nall() > a.nlocal) {
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fh);
-    EXPECT_EQ(h(a.nall() - 1, 0), 7.0);
+  // Every pair adds f_ij to one row and -f_ij to another: all rows, ghosts included, sum to 0.
+  const auto rows = to_host(fh, a.nall());
+  for (int d = 0; d < 3; ++d) {
+    Real sum = 0;
+    for (const auto& r : rows) sum += r[d];
+    EXPECT_NEAR(sum, 0, 1e-11 * fmax * a.nall()) << "dim " << d;
   }
 }
 

@@ -1,6 +1,7 @@
 // AtomExchange: migration delivers every atom to its owner with its data and images, ghosts hold
 // every neighbour within the cutoff (checked against a brute force over all periodic images of
-// the gathered system), and updates follow the owners. Errors: test_atom_exchange_errors.cpp.
+// the gathered system), updates follow the owners and reverse_forces brings every ghost's force
+// home. Errors: test_atom_exchange_errors.cpp.
 #include "stratus/solvers/md/atom_exchange.hpp"
 
 #include <fmt/format.h>
@@ -277,6 +278,55 @@ TEST(AtomExchange, UpdateGhostsFollowsTheOwners) {
     EXPECT_EQ(bad, 0);
     if (nranks() == 1) {
       EXPECT_EQ(exchange.update_bytes(), 0);
+    }
+  });
+}
+
+TEST(AtomExchange, ReverseForcesAddEveryGhostToItsOwner) {
+  // Each ghost row of f gets a value of its own (from its position, which differs between the
+  // images of one atom); owned rows start from a value of their id. After reverse_forces an
+  // owned atom must hold its start value plus the rows of all its ghosts on all ranks (a ghost
+  // of an earlier axis relays those of its own copies).
+  for_each_migrated([](const CartDecomposition&, AtomExchange& exchange, AtomData& atoms,
+                       const std::vector<Vec>&) {
+    exchange.build_ghosts(atoms);
+    const auto all = download(atoms, 0, atoms.nall());
+    auto row = [](const HostAtom& a, bool ghost) {
+      Vec v{};
+      for (int d = 0; d < 3; ++d)
+        v[d] = ghost ? std::sin(3.0 * a.x[d] + d) : 0.25 * static_cast<Real>(a.id) + d;
+      return v;
+    };
+    auto f = Kokkos::create_mirror_view(atoms.f);
+    for (int k = 0; k < atoms.nall(); ++k) {
+      const Vec v = row(all[k], k >= atoms.nlocal);
+      for (int d = 0; d < 3; ++d) f(k, d) = v[d];
+    }
+    Kokkos::deep_copy(atoms.f, f);
+    std::vector<HostAtom> ghosts(all.begin() + atoms.nlocal, all.end());
+    std::map<GlobalId, Vec> want;
+    for (int k = 0; k < atoms.nlocal; ++k) want[all[k].id] = row(all[k], false);
+    for (const HostAtom& g : allgather(ghosts)) {
+      const auto it = want.find(g.id);
+      if (it == want.end()) continue;  // another rank's atom
+      const Vec v = row(g, true);
+      for (int d = 0; d < 3; ++d) it->second[d] += v[d];
+    }
+    exchange.reverse_forces(atoms);
+    Kokkos::deep_copy(f, atoms.f);
+    int bad = 0;
+    for (int k = 0; k < atoms.nlocal; ++k) {
+      const Vec expect = want.at(all[k].id);
+      bool fine = true;
+      for (int d = 0; d < 3; ++d) fine = fine && std::abs(f(k, d) - expect[d]) < 1e-12;
+      if (!fine && ++bad < 5)
+        ADD_FAILURE() << "atom " << k << " (id " << all[k].id << "): (" << f(k, 0) << ", "
+                      << f(k, 1) << ", " << f(k, 2) << "), expected (" << expect[0] << ", "
+                      << expect[1] << ", " << expect[2] << ")";
+    }
+    EXPECT_EQ(bad, 0);
+    if (nranks() > 1) {  // the test means something: some ghosts came from elsewhere
+      EXPECT_GT(atoms.nghost, 0);
     }
   });
 }

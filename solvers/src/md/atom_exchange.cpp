@@ -19,7 +19,8 @@ using detail::AxisGeometry;
 constexpr std::array<const char*, 3> kAxisName{"x", "y", "z"};
 // Tags per message kind, then 2 * axis + direction of travel: the two messages between the same
 // pair of ranks (two ranks on a periodic axis) never mix.
-constexpr int kTagCounts = 4300, kTagMigrants = 4310, kTagGhostTags = 4320, kTagPositions = 4330;
+constexpr int kTagCounts = 4300, kTagMigrants = 4310, kTagGhostTags = 4320, kTagPositions = 4330,
+              kTagForces = 4340;
 int tag(int base, int axis, int travel_dir) { return base + 2 * axis + (travel_dir > 0 ? 0 : 1); }
 
 // Number of `elem` items a message of `n` items of `size` bytes counts as, checked against int.
@@ -297,12 +298,12 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     ensure(tag_send_, tag_send_host_, n0 + n1);
     ensure(p.send_x, p.send_x_host, 3 * (n0 + n1));
     detail::pack_tags(atoms, p.send_list[0], n0, p.send_list[1], n1, tag_send_);
+    ensure(p.recv_x, p.recv_x_host, 3 * (r0 + r1));  // also the ghosts' forces (reverse_forces)
     atoms.reserve(p.recv_begin + r0 + r1);
     if (p.self) {
       detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, n0, 0, tag_send_);
     } else {
       ensure(tag_recv_, tag_recv_host_, r0 + r1);
-      ensure(p.recv_x, p.recv_x_host, 3 * (r0 + r1));
       exchange_staged(comm, nb, kTagGhostTags, a, tag_send_, tag_send_host_,
                       {0, static_cast<std::size_t>(n0)}, p.send_count, tag_recv_, tag_recv_host_,
                       p.recv_count);
@@ -317,19 +318,31 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
   Kokkos::Profiling::popRegion();
 }
 
-void AtomExchange::update_ghosts(AtomData& atoms) {
+void AtomExchange::check_plan(const AtomData& atoms, const char* what) const {
   if (planned_nlocal_ < 0) {
-    throw RuntimeError(
-        "AtomExchange::update_ghosts: no ghost plan; call build_ghosts first (migrate drops it)");
+    throw RuntimeError(fmt::format(
+        "AtomExchange::{}: no ghost plan; call build_ghosts first (migrate drops it)", what));
   }
   if (atoms.nlocal != planned_nlocal_ || atoms.nghost != planned_nghost_) {
     throw RuntimeError(fmt::format(
-        "AtomExchange::update_ghosts: the atoms ({} owned, {} ghosts) do not match the ghost "
-        "plan ({} owned, {} ghosts); call build_ghosts again",
-        atoms.nlocal, atoms.nghost, planned_nlocal_, planned_nghost_));
+        "AtomExchange::{}: the atoms ({} owned, {} ghosts) do not match the ghost plan ({} "
+        "owned, {} ghosts); call build_ghosts again",
+        what, atoms.nlocal, atoms.nghost, planned_nlocal_, planned_nghost_));
   }
+}
+
+void AtomExchange::update_ghosts(AtomData& atoms) {
+  check_plan(atoms, "update_ghosts");
   Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::update_ghosts");
   for (int a = 0; a < 3; ++a) exchange_positions(atoms, a);
+  DevExecSpace().fence();
+  Kokkos::Profiling::popRegion();
+}
+
+void AtomExchange::reverse_forces(AtomData& atoms) {
+  check_plan(atoms, "reverse_forces");
+  Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::reverse_forces");
+  for (int a = 3; a-- > 0;) return_forces(atoms, a);
   DevExecSpace().fence();
   Kokkos::Profiling::popRegion();
 }
@@ -349,6 +362,27 @@ void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
                   p.send_x_host, {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
                   p.recv_x_host, {3 * r0, 3 * r1});
   detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x);
+}
+
+void AtomExchange::return_forces(AtomData& atoms, int axis) {
+  AxisPlan& p = plan_[axis];
+  if (!p.active) return;
+  const int n0 = p.send_count[0], n1 = p.send_count[1];
+  const int r0 = p.recv_count[0], r1 = p.recv_count[1];
+  // The ghosts' rows, as received: r0 from the low neighbour, then r1 from the high one. Each
+  // part goes back where it came from; what comes back is for the atoms we sent, low side first.
+  detail::pack_rows(atoms.f, p.recv_begin, r0 + r1, p.recv_x);
+  if (p.self) {  // the ghosts from "below" are the images of what we sent up, and vice versa
+    detail::add_rows(atoms.f, p.send_list[1], n1, p.recv_x, 0);
+    detail::add_rows(atoms.f, p.send_list[0], n0, p.recv_x, 3 * r0);
+    return;
+  }
+  exchange_staged(decomposition_.comm(), neighbor_[axis], kTagForces, axis, p.recv_x, p.recv_x_host,
+                  {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x, p.send_x_host,
+                  {3 * n0, 3 * n1});
+  // Two passes: an atom near both faces of a thin subdomain is in both lists.
+  detail::add_rows(atoms.f, p.send_list[0], n0, p.send_x, 0);
+  detail::add_rows(atoms.f, p.send_list[1], n1, p.send_x, 3 * n0);
 }
 
 }  // namespace stratus::md

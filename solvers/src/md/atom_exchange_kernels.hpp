@@ -290,4 +290,23 @@ inline void unpack_positions(const Vectors& x, int begin, int count, int n_first
       });
 }
 
+/// Copies rows [begin, begin + count) of v into buf (3 Reals each).
+inline void pack_rows(const Vectors& v, int begin, int count,
+                      Kokkos::View<Real*, DevMemSpace> buf) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::pack_rows", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        for (int d = 0; d < 3; ++d) buf(3 * k + d) = v(begin + k, d);
+      });
+}
+
+/// Adds buf entries [first, first + 3 count) to the rows list(0 .. count) of v (distinct rows).
+inline void add_rows(const Vectors& v, Kokkos::View<int*, DevMemSpace> list, int count,
+                     Kokkos::View<Real*, DevMemSpace> buf, int first) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::add_rows", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        const int i = list(k);
+        for (int d = 0; d < 3; ++d) v(i, d) += buf(first + 3 * k + d);
+      });
+}
+
 }  // namespace stratus::md::detail

@@ -171,8 +171,9 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
       (list == "auto" && Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible);
   rebuild();
   compute_forces(true);
-  ctx.log().info("md: {} neighbour lists",
-                 half_list_ ? "half (Newton's third law, CPU)" : "full (global-id order)");
+  ctx.log().info("md: {} neighbour lists", half_list_
+                                               ? "half (each pair once, ghost forces sent back)"
+                                               : "full (global-id order)");
   ctx.log().info(
       "md: {} atoms, box {:.6g} x {:.6g} x {:.6g}, {} ranks ({} x {} x {}), cutoff {:.4g} + skin "
       "{:.4g}",
@@ -430,6 +431,10 @@ void MdSolver::compute_forces(bool with_energy) {
   pair_energy_ = r.energy;
   pair_virial_ = r.virial;
   energy_step_ = with_energy ? step_ : -1;
+  if (half_list_) {  // each pair was computed on one rank: the ghosts' reactions go home
+    auto tc = ctx_.timers().scope("md: communication", Phase::communication);
+    exchange_->reverse_forces(atoms_);
+  }
   if (integrator_ == "langevin")
     kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_,
                         target_temperature_, dt_, static_cast<std::uint64_t>(langevin_seed_), step_,

@@ -18,6 +18,7 @@ struct NeighborList {
   Kokkos::View<int*, DevMemSpace> count{"md::neigh_count", 0};
   Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace> entries{"md::neigh_entries", 0, 0};
   int nlocal = 0;  ///< atoms with a list: [0, nlocal)
+  int nall = 0;    ///< atoms the lists index: [0, nall)
 
   /// Longest list (0 when empty).
   [[nodiscard]] int max_count() const {
@@ -89,23 +90,29 @@ struct NeighborBins {
   Kokkos::Array<Real, 3> lo, inv;
 };
 
-/// Calls visit(s) for every slot s, in order, of the 5 x 5 x 5 bins around bin b, where
-/// bin_start(b) .. bin_start(b + 1) are the slots of bin b (bins stored one after another).
+/// Calls visit(s_begin, s_end) for each of the 25 runs of adjacent slots, in order, that make
+/// up the 5 x 5 x 5 bins around bin b, where bin_start(b) .. bin_start(b + 1) are the slots of bin
+/// b (bins stored one after another, so bins adjacent along the last axis are one run).
 template <class Visit>
-KOKKOS_INLINE_FUNCTION void for_each_stencil_slot(const NeighborBins& g, const int b,
-                                                  const Kokkos::View<int*, DevMemSpace>& bin_start,
-                                                  Visit&& visit) {
+KOKKOS_INLINE_FUNCTION void for_each_stencil_run(const NeighborBins& g, const int b,
+                                                 const Kokkos::View<int*, DevMemSpace>& bin_start,
+                                                 Visit&& visit) {
   const int c[3] = {b / (g.nb[1] * g.nb[2]), (b / g.nb[2]) % g.nb[1], b % g.nb[2]};
   const int c2lo = c[2] > 1 ? c[2] - 2 : 0;
   const int c2hi = c[2] + 2 < g.nb[2] ? c[2] + 2 : g.nb[2] - 1;
   for (int a = c[0] > 1 ? c[0] - 2 : 0; a <= c[0] + 2 && a < g.nb[0]; ++a)
     for (int bb = c[1] > 1 ? c[1] - 2 : 0; bb <= c[1] + 2 && bb < g.nb[1]; ++bb) {
-      // Bins along the last axis are adjacent slots: one contiguous range per (a, bb).
       const int row = (a * g.nb[1] + bb) * g.nb[2];
-      const int end = bin_start(row + c2hi + 1);
-      for (int s = bin_start(row + c2lo); s < end; ++s) visit(s);
+      visit(bin_start(row + c2lo), bin_start(row + c2hi + 1));
     }
 }
+
+/// Slot positions: xb(s, d), each coordinate contiguous over the slots (the stencil scans read
+/// runs of slots).
+using SlotPositions = Kokkos::View<Real* [3], Kokkos::LayoutLeft, DevMemSpace>;
+
+/// Candidates whose distance is tested in one vectorisable loop by build_half.
+inline constexpr int kNeighborBatch = 32;
 
 /// Builds neighbour lists; owns its binning scratch, reused (grown only) across builds.
 class NeighborBuilder {
@@ -114,8 +121,8 @@ class NeighborBuilder {
   /// sorted by (id, x, index). Grows list.entries when an atom has more neighbours.
   void build(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
              NeighborList& list) {
-    if (!size_list(nlocal, cutoff, list)) return;
-    bin(x, nall, cutoff);
+    if (!size_list(nlocal, nall, cutoff, list)) return;
+    bin(x, id, nall, cutoff);
     const NeighborBins bins = bins_;
     const auto bin_start = bin_start_;
     const auto bin_atoms = bin_atoms_;
@@ -137,25 +144,27 @@ class NeighborBuilder {
           KOKKOS_LAMBDA(const int i) {
             const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
             int n = 0;
-            for_each_stencil_slot(bins, atom_bin(i), bin_start, [&](const int s) {
-              const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
-              if (dx * dx + dy * dy + dz * dz >= cutsq) return;
-              const int j = bin_atoms(s);
-              if (j == i) return;
-              if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
-                const GlobalId kj = id(j);
-                int k = n;
-                while (k > 0 &&
-                       (keys(i, k - 1) > kj ||
-                        (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
-                  entries(i, k) = entries(i, k - 1);
-                  keys(i, k) = keys(i, k - 1);
-                  --k;
+            for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
+              for (int s = s0; s < s1; ++s) {
+                const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
+                if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
+                const int j = bin_atoms(s);
+                if (j == i) continue;
+                if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
+                  const GlobalId kj = id(j);
+                  int k = n;
+                  while (k > 0 &&
+                         (keys(i, k - 1) > kj ||
+                          (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
+                    entries(i, k) = entries(i, k - 1);
+                    keys(i, k) = keys(i, k - 1);
+                    --k;
+                  }
+                  entries(i, k) = j;
+                  keys(i, k) = kj;
                 }
-                entries(i, k) = j;
-                keys(i, k) = kj;
+                ++n;
               }
-              ++n;
             });
             count(i) = n;
           });
@@ -165,21 +174,23 @@ class NeighborBuilder {
     }
   }
 
-  /// Half list ("newton off" across ranks): for every i < nlocal, the local j with i < j < nlocal
-  /// (each local-local pair once) and every ghost j in [nlocal, nall), with |x_i - x_j|^2 <
-  /// cutoff^2. A local-ghost pair is thus listed once per rank, each for its own atom, so ghost
-  /// forces need no reverse communication. Lists are in binning order, NOT sorted by id: sums
-  /// over them depend on the decomposition and atom order (not bitwise reproducible across rank
-  /// counts). Grows list.entries when an atom has more neighbours.
+  /// Half list: every pair of atoms closer than `cutoff` with at least one local atom, listed
+  /// once, under the atom of lower global id (which must then be local): for every i < nlocal,
+  /// all j in [0, nall) with id(j) > id(i) and |x_i - x_j|^2 < cutoff^2. A pair of a local atom
+  /// and a ghost is thus listed on exactly one of the ranks that hold both ("Newton on"): the
+  /// force on the ghost must be sent back to its owner (AtomExchange::reverse_forces). Ids must
+  /// differ between atoms and their periodic images must lie at least `cutoff` away. Lists are in
+  /// binning order, NOT sorted: sums over them depend on the decomposition and the atom order.
+  /// Grows list.entries when an atom has more neighbours.
   void build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
                   NeighborList& list) {
-    (void)id;  // same signature as build(); ids are not needed without sorting
-    if (!size_list(nlocal, cutoff, list)) return;
-    bin(x, nall, cutoff);
+    if (!size_list(nlocal, nall, cutoff, list)) return;
+    bin(x, id, nall, cutoff);
     const NeighborBins bins = bins_;
     const auto bin_start = bin_start_;
     const auto bin_atoms = bin_atoms_;
     const auto xb = x_binned_;
+    const auto idb = id_binned_;
     const auto atom_bin = atom_bin_;
     const Real cutsq = cutoff * cutoff;
     for (;;) {
@@ -189,15 +200,30 @@ class NeighborBuilder {
       Kokkos::parallel_for(
           "md::neigh_build_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
           KOKKOS_LAMBDA(const int i) {
-            const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
+            const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+            const GlobalId idi = id(i);
+            // Raw pointers and a local count: the stores to the row cannot then alias the
+            // views' fields, which would be reloaded for every candidate.
+            int* const row = &entries(i, 0);
+            const int* const slot_atom = bin_atoms.data();
+            const GlobalId* const slot_id = idb.data();
             int n = 0;
-            for_each_stencil_slot(bins, atom_bin(i), bin_start, [&](const int s) {
-              const int j = bin_atoms(s);
-              if (j <= i) return;  // every ghost has j >= nlocal > i
-              const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
-              if (dx * dx + dy * dy + dz * dz >= cutsq) return;
-              if (n < maxn) entries(i, n) = j;
-              ++n;
+            for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
+              int k = n;
+              for (int c0 = s0; c0 < s1; c0 += kNeighborBatch) {
+                const int m = s1 - c0 < kNeighborBatch ? s1 - c0 : kNeighborBatch;
+                Real rsq[kNeighborBatch];
+                for (int c = 0; c < m; ++c) {  // distances only: vectorisable
+                  const Real dx = xi - xb(c0 + c, 0), dy = yi - xb(c0 + c, 1),
+                             dz = zi - xb(c0 + c, 2);
+                  rsq[c] = dx * dx + dy * dy + dz * dz;
+                }
+                for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
+                  if (k < maxn) row[k] = slot_atom[c0 + c];
+                  k += static_cast<int>(rsq[c] < cutsq) & static_cast<int>(slot_id[c0 + c] > idi);
+                }
+              }
+              n = k;
             });
             count(i) = n;
           });
@@ -211,9 +237,10 @@ class NeighborBuilder {
   /// Bins atoms [0, nall) for a search within `cutoff` (public only because device lambdas
   /// cannot live in private member functions): fills the grid, atom_bin_ (bin of each atom),
   /// bin_start_ (first slot of each bin), bin_atoms_ (atom of each slot: bins in order, atoms by
-  /// index within a bin, so the result does not depend on thread scheduling) and x_binned_ (the
+  /// index within a bin, so the result does not depend on thread scheduling), id_binned_ (the
+  /// global id of each slot's atom) and x_binned_ (the
   /// position of each slot's atom, read in order by the stencil scan).
-  void bin(const Vectors& x, int nall, Real cutoff) {
+  void bin(const Vectors& x, const Ids& id, int nall, Real cutoff) {
     // Bins of size >= cutoff / 2 over the bounding box (a 5 x 5 x 5 stencil then looks at
     // about half the candidates of cutoff-sized bins), at most ~ 2 nall + 64 of them. The 1e-8
     // margin keeps two atoms closer than the cutoff within two bins despite rounding.
@@ -245,12 +272,14 @@ class NeighborBuilder {
       Kokkos::realloc(atom_bin_, nall + nall / 8 + 16);
       Kokkos::realloc(bin_atoms_, nall + nall / 8 + 16);
       Kokkos::realloc(x_binned_, nall + nall / 8 + 16);
+      Kokkos::realloc(id_binned_, nall + nall / 8 + 16);
     }
     const auto bin_count = bin_count_;
     const auto bin_start = bin_start_;
     const auto atom_bin = atom_bin_;
     const auto bin_atoms = bin_atoms_;
     const auto xb = x_binned_;
+    const auto idb = id_binned_;
     Kokkos::deep_copy(bin_count, 0);
     Kokkos::parallel_for(
         "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
@@ -288,20 +317,23 @@ class NeighborBuilder {
             for (; k > s0 && bin_atoms(k - 1) > a; --k) bin_atoms(k) = bin_atoms(k - 1);
             bin_atoms(k) = a;
           }
-          for (int s = s0; s < s1; ++s)
+          for (int s = s0; s < s1; ++s) {
             for (int d = 0; d < 3; ++d) xb(s, d) = x(bin_atoms(s), d);
+            idb(s) = id(bin_atoms(s));
+          }
         });
   }
 
  private:
   /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
-  static bool size_list(int nlocal, Real cutoff, NeighborList& list) {
+  static bool size_list(int nlocal, int nall, Real cutoff, NeighborList& list) {
     if (!(cutoff > 0)) throw std::invalid_argument("NeighborBuilder: cutoff must be positive");
     if (static_cast<int>(list.count.extent(0)) < nlocal)
       Kokkos::realloc(list.count, nlocal + nlocal / 8 + 16);
     if (static_cast<int>(list.entries.extent(0)) < nlocal)
       Kokkos::realloc(list.entries, nlocal + nlocal / 8 + 16, list.entries.extent(1));
     list.nlocal = nlocal;
+    list.nall = nall;
     return nlocal > 0;
   }
 
@@ -310,7 +342,9 @@ class NeighborBuilder {
   Kokkos::View<int*, DevMemSpace> bin_start_{"md::bin_start", 0};
   Kokkos::View<int*, DevMemSpace> atom_bin_{"md::atom_bin", 0};
   Kokkos::View<int*, DevMemSpace> bin_atoms_{"md::bin_atoms", 0};
-  Vectors x_binned_{"md::x_binned", 0};  ///< x(bin_atoms(s)): the stencil scan reads it in order
+  SlotPositions x_binned_{"md::x_binned",
+                          0};          ///< x(bin_atoms(s)): the stencil scans read it in order
+  Ids id_binned_{"md::id_binned", 0};  ///< id(bin_atoms(s))
   Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
 };
 

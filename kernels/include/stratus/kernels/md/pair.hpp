@@ -15,8 +15,10 @@
 //
 // Two list modes: compute_pair_forces over the full lists of NeighborBuilder::build (bitwise
 // reproducible whatever the decomposition) and compute_pair_forces_half over the half lists of
-// NeighborBuilder::build_half (each local-local pair once: about half the work on CPUs; sums in
-// binning order, so not bitwise reproducible across decompositions or atom orders).
+// NeighborBuilder::build_half (each pair once over all ranks, ghost forces sent back to their
+// owners: about half the work on CPUs; sums in binning order, so not bitwise reproducible across
+// decompositions or atom orders). On host back-ends the half-list kernel works in batches of
+// neighbours so that the pair style is evaluated in vectorised loops.
 #pragma once
 
 #include "stratus/kernels/md/lj_cut.hpp"
@@ -131,10 +133,10 @@ inline constexpr int kPairBatch = 64;
 /// One local atom's row of the half list on a host thread, in batches: the neighbours'
 /// coordinates are gathered into contiguous arrays, the pair style runs over them in a loop with
 /// no memory access but to those arrays (so compilers vectorise it, given -fno-trapping-math),
-/// and the forces are then added to i and scattered to the local neighbours. Adds to acc.
+/// and the forces are then added to i and scattered to the neighbours. Adds to acc.
 template <bool EnergyVirial, class Pair, class Force>
 KOKKOS_INLINE_FUNCTION void half_row_batched(
-    const Pair& p, const Vectors& x, const Types& type, int nlocal, const int i, const int n,
+    const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
     const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
     PairResult& acc) {
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
@@ -165,16 +167,12 @@ KOKKOS_INLINE_FUNCTION void half_row_batched(
       fx += fxj;
       fy += fyj;
       fz += fzj;
-      const bool local = j < nlocal;
-      if (local) {  // the pair is listed once: j gets the reaction
-        fs(j, 0) -= fxj;
-        fs(j, 1) -= fyj;
-        fs(j, 2) -= fzj;
-      }
-      if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
-        const Real weight = local ? Real(1) : Real(0.5);
-        e += weight * en[c];
-        w += weight * (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
+      fs(j, 0) -= fxj;  // the pair is listed once: j, local or ghost, gets the reaction
+      fs(j, 1) -= fyj;
+      fs(j, 2) -= fzj;
+      if constexpr (EnergyVirial) {
+        e += en[c];
+        w += (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
       }
     }
   }
@@ -191,7 +189,7 @@ KOKKOS_INLINE_FUNCTION void half_row_batched(
 /// arrays). Adds to acc.
 template <bool EnergyVirial, class Pair, class Force>
 KOKKOS_INLINE_FUNCTION void half_row(
-    const Pair& p, const Vectors& x, const Types& type, int nlocal, const int i, const int n,
+    const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
     const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
     PairResult& acc) {
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
@@ -207,16 +205,12 @@ KOKKOS_INLINE_FUNCTION void half_row(
     fx += fxj;
     fy += fyj;
     fz += fzj;
-    const bool local = j < nlocal;
-    if (local) {  // the pair is listed once: j gets the reaction
-      fs(j, 0) -= fxj;
-      fs(j, 1) -= fyj;
-      fs(j, 2) -= fzj;
-    }
-    if constexpr (EnergyVirial) {  // a local-ghost pair: half, the other half is j's rank's
-      const Real weight = local ? Real(1) : Real(0.5);
-      e += weight * eij;
-      w += weight * rsq * fpair;
+    fs(j, 0) -= fxj;  // the pair is listed once: j, local or ghost, gets the reaction
+    fs(j, 1) -= fyj;
+    fs(j, 2) -= fzj;
+    if constexpr (EnergyVirial) {
+      e += eij;
+      w += rsq * fpair;
     }
   }
   fs(i, 0) += fx;
@@ -241,9 +235,9 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
         if constexpr (host)
-          half_row_batched<EnergyVirial>(p, x, type, nlocal, i, count(i), entries, fs, acc);
+          half_row_batched<EnergyVirial>(p, x, type, i, count(i), entries, fs, acc);
         else
-          half_row<EnergyVirial>(p, x, type, nlocal, i, count(i), entries, fs, acc);
+          half_row<EnergyVirial>(p, x, type, i, count(i), entries, fs, acc);
       },
       result);
   return result;
@@ -256,7 +250,7 @@ template <bool EnergyVirial, class Pair>
 PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
                             const NeighborList& list, const Vectors& f) {
   namespace kx = Kokkos::Experimental;
-  auto fl = Kokkos::subview(f, std::make_pair(0, nlocal), Kokkos::ALL);
+  auto fl = Kokkos::subview(f, std::make_pair(0, list.nall), Kokkos::ALL);
   Kokkos::deep_copy(fl, Real(0));
   if (DevExecSpace().concurrency() == 1) {
     kx::ScatterView<Real* [3], Kokkos::LayoutRight, DevExecSpace, kx::ScatterSum,
@@ -283,12 +277,13 @@ PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& 
   });
 }
 
-/// SETS f(i, .) for every local atom i < nlocal from a half list (NeighborBuilder::build_half):
-/// each listed pair adds f_ij to i and, when j is local, -f_ij to j (rows >= nlocal of f are not
-/// touched; a ghost's force is computed by its owner from its own list). Energy and virial count
-/// a local-local pair once and a local-ghost pair half (the owner of the ghost adds the other
-/// half), so they equal compute_pair_forces's up to rounding; zeros when EnergyVirial is false.
-/// Sums run in list order with per-thread copies: not bitwise reproducible across thread counts.
+/// SETS f(i, .) for every atom i < list.nall from a half list (NeighborBuilder::build_half):
+/// each listed pair adds f_ij to i and -f_ij to j, local or ghost. A ghost's row then holds the
+/// reactions of the pairs listed on this rank, which its owner must add to the atom
+/// (AtomExchange::reverse_forces); the local rows are complete only after that. Energy and
+/// virial count every listed pair once, so summed over ranks they equal compute_pair_forces's
+/// up to rounding; zeros when EnergyVirial is false. Sums run in list order with per-thread
+/// copies: not bitwise reproducible across thread counts.
 template <class Pair, bool EnergyVirial = true>
 PairResult compute_pair_forces_half(const Pair& pair, const Vectors& x, const Types& type,
                                     int nlocal, const NeighborList& list, const Vectors& f) {

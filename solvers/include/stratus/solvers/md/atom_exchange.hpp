@@ -69,6 +69,14 @@ class AtomExchange {
   /// when nlocal or nghost differ from the plan (e.g. after migrate).
   void update_ghosts(AtomData& atoms);
 
+  /// The reverse of update_ghosts, for forces: adds each ghost's row of atoms.f to the atom it
+  /// is a copy of (an owned atom here or on a neighbour; a ghost of an earlier axis passes it
+  /// on, so ghost rows are meaningless afterwards), axes in the reverse order of the plan. For pair
+  /// forces computed once per pair ("Newton on" half lists, where a ghost holds the reactions
+  /// of the pairs listed on this rank). The sums run in plan order: deterministic. Throws
+  /// RuntimeError as update_ghosts does.
+  void reverse_forces(AtomData& atoms);
+
   /// Number of ghosts of the current plan (0 before build_ghosts).
   [[nodiscard]] int ghost_count() const noexcept { return planned_nghost_; }
   /// Bytes this rank sends through MPI per update_ghosts (device copies to itself excluded).
@@ -104,7 +112,7 @@ class AtomExchange {
     std::array<Real, 2> shift{0, 0};
     int recv_begin = 0;         // ghosts from the low neighbour, then from the high one, start here
     bool self = false;          // both neighbours are this rank: no MPI, no staging
-    RealBuffer send_x, recv_x;  // 3 Reals per atom, both sides back to back
+    RealBuffer send_x, recv_x;  // 3 Reals per atom, both sides back to back (also forces)
     RealBuffer::host_mirror_type send_x_host, recv_x_host;
   };
   std::array<AxisPlan, 3> plan_;
@@ -113,6 +121,10 @@ class AtomExchange {
 
   // Sends the positions of axis `axis` of the plan and writes them into the ghosts.
   void exchange_positions(AtomData& atoms, int axis);
+  // Sends the forces of the ghosts of axis `axis` back and adds them to the atoms they copy.
+  void return_forces(AtomData& atoms, int axis);
+  // Throws unless a plan exists and matches the atoms (`what` names the caller).
+  void check_plan(const AtomData& atoms, const char* what) const;
   int planned_nlocal_ = -1;  // -1: no plan
   int planned_nghost_ = 0;
 };
