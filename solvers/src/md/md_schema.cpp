@@ -110,9 +110,10 @@ void MdSolver::declare_sections(Schema& schema) {
       .set_default(0.3);
   nb.add_string("list",
                 "full: every pair stored from both sides, forces summed in global-id order "
-                "(bitwise the same at any rank count; the GPU layout); half: each local pair "
-                "once with Newton's third law (about twice as fast on CPUs, sums in another "
-                "order at each rank count); auto: half on CPU backends, full on GPUs.")
+                "(bitwise the same at any rank count; the GPU layout); half: each pair once "
+                "over all ranks with Newton's third law, the forces on ghost atoms sent back to "
+                "their owners (about twice as fast on CPUs, sums in another order at each rank "
+                "count); auto: half on CPU backends, full on GPUs.")
       .one_of({"auto", "full", "half"})
       .set_default(std::string("auto"));
   nb.add_int("every",
