@@ -87,61 +87,32 @@ PairResult with_uniform_form(const Pair& pair, Run&& run) {
   return run(pair);
 }
 
-/// compute_pair_forces with a fixed pair style (no dispatch).
-template <bool EnergyVirial, class Pair>
-PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, int nlocal,
-                            const NeighborList& list, const Vectors& f) {
-  const auto count = list.count;
-  const auto entries = list.entries;
-  PairResult result;
-  Kokkos::parallel_reduce(
-      "md::compute_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
-      KOKKOS_LAMBDA(const int i, PairResult& acc) {
-        const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const int ti = type(i);
-        Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
-        const int n = count(i);
-        for (int k = 0; k < n; ++k) {
-          const int j = entries(i, k);
-          const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
-          const Real rsq = dx * dx + dy * dy + dz * dz;
-          Real fpair = 0, eij = 0;
-          p(rsq, ti, type(j), fpair, eij);
-          fx += dx * fpair;
-          fy += dy * fpair;
-          fz += dz * fpair;
-          if constexpr (EnergyVirial) {
-            e += eij;
-            w += rsq * fpair;
-          }
-        }
-        f(i, 0) = fx;
-        f(i, 1) = fy;
-        f(i, 2) = fz;
-        if constexpr (EnergyVirial) {
-          acc.energy += Real(0.5) * e;
-          acc.virial += Real(0.5) * w;
-        }
-      },
-      result);
-  return result;
-}
+/// Sums over one row of a neighbour list: the force on atom i, and sum e_ij and sum r_ij . f_ij
+/// (zero unless asked for).
+struct RowSums {
+  Real fx = 0, fy = 0, fz = 0, energy = 0, virial = 0;
+};
 
-/// Neighbours handled per batch by the host form of the half-list kernel.
+/// A scatter target that takes nothing (rows whose neighbours get no reaction: full lists).
+struct NoReaction {
+  KOKKOS_INLINE_FUNCTION Real operator()(int, int) const { return 0; }
+};
+
+/// Neighbours handled per batch by the host form of the pair kernels.
 inline constexpr int kPairBatch = 64;
 
-/// One local atom's row of the half list on a host thread, in batches: the neighbours'
-/// coordinates are gathered into contiguous arrays, the pair style runs over them in a loop with
-/// no memory access but to those arrays (so compilers vectorise it, given -fno-trapping-math),
-/// and the forces are then added to i and scattered to the neighbours. Adds to acc.
-template <bool EnergyVirial, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION void half_row_batched(
-    const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
-    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
-    PairResult& acc) {
+/// One row of a neighbour list on a host thread, in batches: the neighbours' coordinates are
+/// gathered into contiguous arrays, the pair style runs over them in a loop with no memory
+/// access but to those arrays (so compilers vectorise it, given -fno-trapping-math), then the
+/// forces are summed for i in list order and, when Reaction, subtracted from each neighbour's
+/// row of fs. Sums in the same order and with the same operations as pair_row: bitwise equal.
+template <bool EnergyVirial, bool Reaction, class Pair, class Force>
+KOKKOS_INLINE_FUNCTION RowSums
+pair_row_batched(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
+                 const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
-  Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  RowSums sums;
   for (int k0 = 0; k0 < n; k0 += kPairBatch) {
     const int m = n - k0 < kPairBatch ? n - k0 : kPairBatch;
     Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
@@ -162,39 +133,34 @@ KOKKOS_INLINE_FUNCTION void half_row_batched(
       en[c] = eij;
     }
     for (int c = 0; c < m; ++c) {
-      const int j = entries(i, k0 + c);
       const Real fxj = dx[c] * fp[c], fyj = dy[c] * fp[c], fzj = dz[c] * fp[c];
-      fx += fxj;
-      fy += fyj;
-      fz += fzj;
-      fs(j, 0) -= fxj;  // the pair is listed once: j, local or ghost, gets the reaction
-      fs(j, 1) -= fyj;
-      fs(j, 2) -= fzj;
+      sums.fx += fxj;
+      sums.fy += fyj;
+      sums.fz += fzj;
+      if constexpr (Reaction) {  // the pair is listed once: j, local or ghost, gets the reaction
+        const int j = entries(i, k0 + c);
+        fs(j, 0) -= fxj;
+        fs(j, 1) -= fyj;
+        fs(j, 2) -= fzj;
+      }
       if constexpr (EnergyVirial) {
-        e += en[c];
-        w += (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
+        sums.energy += en[c];
+        sums.virial += (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
       }
     }
   }
-  fs(i, 0) += fx;
-  fs(i, 1) += fy;
-  fs(i, 2) += fz;
-  if constexpr (EnergyVirial) {
-    acc.energy += e;
-    acc.virial += w;
-  }
+  return sums;
 }
 
-/// One local atom's row of the half list, a neighbour at a time (the GPU form: no per-thread
-/// arrays). Adds to acc.
-template <bool EnergyVirial, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION void half_row(
-    const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
-    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs,
-    PairResult& acc) {
+/// One row of a neighbour list, a neighbour at a time (the GPU form: no per-thread arrays);
+/// otherwise as pair_row_batched.
+template <bool EnergyVirial, bool Reaction, class Pair, class Force>
+KOKKOS_INLINE_FUNCTION RowSums
+pair_row(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
+         const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
-  Real fx = 0, fy = 0, fz = 0, e = 0, w = 0;
+  RowSums sums;
   for (int k = 0; k < n; ++k) {
     const int j = entries(i, k);
     const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
@@ -202,24 +168,55 @@ KOKKOS_INLINE_FUNCTION void half_row(
     Real fpair = 0, eij = 0;
     p(rsq, ti, type(j), fpair, eij);
     const Real fxj = dx * fpair, fyj = dy * fpair, fzj = dz * fpair;
-    fx += fxj;
-    fy += fyj;
-    fz += fzj;
-    fs(j, 0) -= fxj;  // the pair is listed once: j, local or ghost, gets the reaction
-    fs(j, 1) -= fyj;
-    fs(j, 2) -= fzj;
+    sums.fx += fxj;
+    sums.fy += fyj;
+    sums.fz += fzj;
+    if constexpr (Reaction) {
+      fs(j, 0) -= fxj;
+      fs(j, 1) -= fyj;
+      fs(j, 2) -= fzj;
+    }
     if constexpr (EnergyVirial) {
-      e += eij;
-      w += rsq * fpair;
+      sums.energy += eij;
+      sums.virial += rsq * fpair;
     }
   }
-  fs(i, 0) += fx;
-  fs(i, 1) += fy;
-  fs(i, 2) += fz;
-  if constexpr (EnergyVirial) {
-    acc.energy += e;
-    acc.virial += w;
-  }
+  return sums;
+}
+
+/// The row function of the back-end: batches on host threads, one neighbour at a time on GPUs.
+template <bool EnergyVirial, bool Reaction, class Pair, class Force>
+KOKKOS_INLINE_FUNCTION RowSums
+pair_row_any(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
+             const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+  if constexpr (Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible)
+    return pair_row_batched<EnergyVirial, Reaction>(p, x, type, i, n, entries, fs);
+  else
+    return pair_row<EnergyVirial, Reaction>(p, x, type, i, n, entries, fs);
+}
+
+/// compute_pair_forces with a fixed pair style (no dispatch).
+template <bool EnergyVirial, class Pair>
+PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, int nlocal,
+                            const NeighborList& list, const Vectors& f) {
+  const auto count = list.count;
+  const auto entries = list.entries;
+  PairResult result;
+  Kokkos::parallel_reduce(
+      "md::compute_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+      KOKKOS_LAMBDA(const int i, PairResult& acc) {
+        NoReaction none;
+        const RowSums s = pair_row_any<EnergyVirial, false>(p, x, type, i, count(i), entries, none);
+        f(i, 0) = s.fx;
+        f(i, 1) = s.fy;
+        f(i, 2) = s.fz;
+        if constexpr (EnergyVirial) {
+          acc.energy += Real(0.5) * s.energy;
+          acc.virial += Real(0.5) * s.virial;
+        }
+      },
+      result);
+  return result;
 }
 
 /// compute_pair_forces_half with a fixed pair style and scatter kind (no dispatch).
@@ -228,16 +225,19 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
                             const NeighborList& list, Scatter scatter) {
   const auto count = list.count;
   const auto entries = list.entries;
-  constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
-        if constexpr (host)
-          half_row_batched<EnergyVirial>(p, x, type, i, count(i), entries, fs, acc);
-        else
-          half_row<EnergyVirial>(p, x, type, i, count(i), entries, fs, acc);
+        const RowSums s = pair_row_any<EnergyVirial, true>(p, x, type, i, count(i), entries, fs);
+        fs(i, 0) += s.fx;
+        fs(i, 1) += s.fy;
+        fs(i, 2) += s.fz;
+        if constexpr (EnergyVirial) {
+          acc.energy += s.energy;
+          acc.virial += s.virial;
+        }
       },
       result);
   return result;
