@@ -13,12 +13,15 @@
 #   Kokkos_ROOT          use this Kokkos install instead of building one
 #   STRATUS_BUILD_DIR    build directory (default <repo>/build)
 #   STRATUS_BUILD_TYPE   CMake build type (default Release)
+#   STRATUS_CPU_ARCH     -march of the host code at the first configure (default: empty, any
+#                        x86-64 CPU; "native" for this machine's instructions, see README)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${STRATUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stratus}"
 build_dir="${STRATUS_BUILD_DIR:-$here/build}"
 build_type="${STRATUS_BUILD_TYPE:-Release}"
+cpu_arch="${STRATUS_CPU_ARCH:-}"
 run_example=1
 quiet=0
 
@@ -128,7 +131,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   say "configuring Stratus in $build_dir ($build_type)"
   log="$(mktemp)"
   cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
-    -DKokkos_ROOT="$kokkos_prefix" >"$log" 2>&1 ||
+    -DKokkos_ROOT="$kokkos_prefix" -DSTRATUS_CPU_ARCH="$cpu_arch" >"$log" 2>&1 ||
     { cat "$log" >&2; rm -f "$log"; die "CMake configure failed"; }
   rm -f "$log"
 fi

@@ -9,6 +9,8 @@
 
 namespace stratus::app {
 
+extern const char* const kBuiltCpuFeatures;  // cpu_features.cpp
+
 std::string version_report() {
   std::string compiler;
 #if defined(__clang__)
@@ -24,10 +26,11 @@ std::string version_report() {
       "MPI: {}\n"
       "HDF5 {} (parallel)\n"
       "FFTW {}\n"
-      "compiler: {}, C++{}\n",
+      "compiler: {}, C++{}\n"
+      "host instruction sets beyond the baseline:{}\n",
       stratus_version(), git_revision(), kokkos_version(), join(kokkos_backends()),
       kokkos_default_space(), mpi_library_version(), io::hdf5_version(), fftw_version, compiler,
-      __cplusplus / 100 % 100);
+      __cplusplus / 100 % 100, *kBuiltCpuFeatures != '\0' ? kBuiltCpuFeatures : " none");
 }
 
 }  // namespace stratus::app
