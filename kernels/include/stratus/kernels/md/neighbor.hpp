@@ -1,7 +1,8 @@
-// Full Verlet neighbour lists built by cell binning. Every local atom i < nlocal lists every
-// atom j in [0, nall), j != i, closer than the cutoff; there is no minimum image (periodic
-// images are explicit ghost atoms). Each list is sorted by global id, so sums over it run in an
-// order that depends neither on the decomposition nor on thread scheduling.
+// Verlet neighbour lists built by cell binning; there is no minimum image (periodic images are
+// explicit ghost atoms). Full lists (build): every local atom i < nlocal lists every atom j in
+// [0, nall), j != i, closer than the cutoff, sorted by global id, so sums over a list run in an
+// order that depends neither on the decomposition nor on thread scheduling. Half lists
+// (build_half): each pair once over all ranks, under the atom of lower global id.
 #pragma once
 
 #include "stratus/kernels/md/types.hpp"
@@ -13,7 +14,8 @@
 
 namespace stratus::kernels::md {
 
-/// Neighbours of the local atoms: entries(i, 0 .. count(i)) for i < nlocal, sorted by id.
+/// Neighbours of the local atoms: entries(i, 0 .. count(i)) for i < nlocal (sorted by id in a
+/// full list, in binning order in a half list).
 struct NeighborList {
   Kokkos::View<int*, DevMemSpace> count{"md::neigh_count", 0};
   Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace> entries{"md::neigh_entries", 0, 0};
