@@ -225,4 +225,62 @@ TEST(MdHalf, OneTypeFastPathMatchesTables) {
   EXPECT_EQ(r1.virial, r2.virial);
 }
 
+// The two forms of a row (batched on host threads, one neighbour at a time on GPUs) do the same
+// operations in the same order: bitwise equal forces, energy and virial, with and without the
+// reactions, for the one-type fast path and the tables. Run here on whatever the back-end is,
+// one work item walking every row (no races), so the GPU form is checked on CPUs too.
+template <class Pair>
+void compare_row_forms(const HostAtoms& a, const Pair& pair) {
+  const auto x = to_device(a.x);
+  const auto type = to_device(a.type);
+  NeighborBuilder builder;
+  NeighborList list;
+  builder.build_half(x, to_device(a.id), a.nlocal, a.nall(), 2.8, list);
+  const auto count = list.count;
+  const auto entries = list.entries;
+  const int nlocal = a.nlocal;
+  Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall());
+  Kokkos::View<Real* [4], DevMemSpace> sums("sums", a.nall());  // fx, fy, fz, e + w per form
+  Kokkos::View<Real* [4], DevMemSpace> sums_one("sums_one", a.nall());
+  Kokkos::parallel_for(
+      "test::row_forms", Kokkos::RangePolicy<DevExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
+        for (int i = 0; i < nlocal; ++i) {
+          const detail::RowSums b =
+              detail::pair_row_batched<true, true>(pair, x, type, i, count(i), entries, fb);
+          const detail::RowSums o =
+              detail::pair_row<true, true>(pair, x, type, i, count(i), entries, fo);
+          const Real vb[4] = {b.fx, b.fy, b.fz, b.energy + 3 * b.virial};
+          const Real vo[4] = {o.fx, o.fy, o.fz, o.energy + 3 * o.virial};
+          for (int d = 0; d < 4; ++d) {
+            sums(i, d) = vb[d];
+            sums_one(i, d) = vo[d];
+          }
+        }
+      });
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums_one);
+  int nonzero = 0;
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 4; ++d) {
+      ASSERT_EQ(hb(i, d), ho(i, d)) << "atom " << i << " component " << d;
+      nonzero += hb(i, d) != 0;
+    }
+  EXPECT_GT(nonzero, a.nlocal);                             // the rows did something
+  EXPECT_EQ(to_host(fb, a.nall()), to_host(fo, a.nall()));  // the reactions
+}
+
+TEST(MdHalf, BatchedAndOneAtATimeRowsAreBitwiseEqual) {
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(4, lat);
+  std::mt19937_64 gen(34);
+  std::uniform_real_distribution<Real> u(-0.08, 0.08);
+  for (int i = 0; i < a.nlocal; ++i) {
+    a.type[i] = static_cast<int>(gen() % 2);
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  }
+  add_periodic_ghosts(a, 4 * lat, 2.8);
+  compare_row_forms(a, LJCut::create(2, eps2, sig2, cut2, true));
+  compare_row_forms(a, *uniform_form(LJCut::create(1, {1.0}, {1.0}, {2.5}, true)));
+}
+
 }  // namespace stratus::md_half_test
