@@ -1,5 +1,5 @@
 // Half neighbour lists and the half-list force kernel: every pair with a local atom listed
-// exactly once, under the atom of lower global id (against brute force); half-mode forces, once
+// exactly once, under the atom pair_is_mine picks (against brute force); half-mode forces, once
 // the ghosts' rows are added to their owners (what AtomExchange::reverse_forces does across
 // ranks), and energy and virial equal the full-list ones on random and lattice configurations
 // with two types; the forces on all rows sum to zero (each pair's action and reaction);
@@ -38,7 +38,7 @@ std::vector<std::vector<int>> lists_on_host(const NeighborList& list) {
 }
 
 // Checks a half list against brute force: every pair (i local, j local or ghost) closer than
-// the cutoff with id(i) < id(j) exactly once, listed under i, nothing else.
+// the cutoff with pair_is_mine(id(i), id(j)) exactly once, listed under i, nothing else.
 void check_half(const HostAtoms& a, Real cutoff) {
   NeighborBuilder builder;
   NeighborList list;
@@ -52,7 +52,7 @@ void check_half(const HostAtoms& a, Real cutoff) {
     for (int j = 0; j < a.nall(); ++j) {
       Real r2 = 0;
       for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
-      if (r2 < cutoff * cutoff && a.id[j] > a.id[i]) want.insert({i, j});
+      if (r2 < cutoff * cutoff && pair_is_mine(a.id[i], a.id[j])) want.insert({i, j});
     }
   EXPECT_EQ(got, want);
   int longest = 0;

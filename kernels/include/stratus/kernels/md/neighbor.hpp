@@ -2,7 +2,8 @@
 // explicit ghost atoms). Full lists (build): every local atom i < nlocal lists every atom j in
 // [0, nall), j != i, closer than the cutoff, sorted by global id, so sums over a list run in an
 // order that depends neither on the decomposition nor on thread scheduling. Half lists
-// (build_half): each pair once over all ranks, under the atom of lower global id.
+// (build_half): each pair once over all ranks, under one of its atoms chosen by their global
+// ids (pair_is_mine).
 #pragma once
 
 #include "stratus/kernels/md/types.hpp"
@@ -113,6 +114,15 @@ KOKKOS_INLINE_FUNCTION void for_each_stencil_run(const NeighborBins& g, const in
 /// runs of slots).
 using SlotPositions = Kokkos::View<Real* [3], Kokkos::LayoutLeft, DevMemSpace>;
 
+/// Which atom of a pair lists it in a half list: the one of lower id when the ids have the same
+/// parity, the one of higher id otherwise. Exactly one of pair_is_mine(a, b), pair_is_mine(b, a)
+/// holds for distinct ids, on any rank; and each atom keeps about half of its neighbours wherever
+/// it is (plain "lower id" would give the atoms of highest id, at the top of a lattice, nearly
+/// empty rows and those of lowest id full ones: a list as wide as the fullest row).
+KOKKOS_INLINE_FUNCTION bool pair_is_mine(const GlobalId mine, const GlobalId other) {
+  return (mine < other) != (((mine ^ other) & 1) != 0);
+}
+
 /// Candidates whose distance is tested in one vectorisable loop by build_half.
 inline constexpr int kNeighborBatch = 32;
 
@@ -177,8 +187,9 @@ class NeighborBuilder {
   }
 
   /// Half list: every pair of atoms closer than `cutoff` with at least one local atom, listed
-  /// once, under the atom of lower global id (which must then be local): for every i < nlocal,
-  /// all j in [0, nall) with id(j) > id(i) and |x_i - x_j|^2 < cutoff^2. A pair of a local atom
+  /// once, under the atom that pair_is_mine picks (which must then be local): for every
+  /// i < nlocal, all j in [0, nall) with pair_is_mine(id(i), id(j)) and |x_i - x_j|^2 <
+  /// cutoff^2. A pair of a local atom
   /// and a ghost is thus listed on exactly one of the ranks that hold both ("Newton on"): the
   /// force on the ghost must be sent back to its owner (AtomExchange::reverse_forces). Ids must
   /// differ between atoms and their periodic images must lie at least `cutoff` away. Lists are in
@@ -222,7 +233,8 @@ class NeighborBuilder {
                 }
                 for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
                   if (k < maxn) row[k] = slot_atom[c0 + c];
-                  k += static_cast<int>(rsq[c] < cutsq) & static_cast<int>(slot_id[c0 + c] > idi);
+                  k += static_cast<int>(rsq[c] < cutsq) &
+                       static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
                 }
               }
               n = k;
