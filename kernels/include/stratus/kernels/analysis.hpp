@@ -35,6 +35,24 @@ KOKKOS_INLINE_FUNCTION Real minimum_image(Real d, Real edge) {
          edge * static_cast<Real>(static_cast<std::int64_t>(s + (s >= 0 ? Real(0.5) : Real(-0.5))));
 }
 
+/// Counts the ordered pair (i, j) in its bin of `counts` when j != i, type(j) matches type_b and
+/// the minimum-image distance is below rmax (rmax2 = rmax^2, inv_dr = bins / rmax). Atomic.
+KOKKOS_INLINE_FUNCTION void count_pair(const Positions& x, const Species& type,
+                                       const PairHistogramParams& p, const Real rmax2,
+                                       const Real inv_dr, const std::int64_t i,
+                                       const std::int64_t j, const Counts& counts) {
+  if (j == i || (p.type_b >= 0 && type(j) != p.type_b)) return;
+  Real r2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    const Real d = minimum_image(x(j, a) - x(i, a), p.box[a]);
+    r2 += d * d;
+  }
+  if (r2 >= rmax2) return;
+  auto bin = static_cast<int>(kmath::sqrt(r2) * inv_dr);
+  if (bin >= p.bins) bin = p.bins - 1;
+  Kokkos::atomic_add(&counts(bin), std::int64_t{1});
+}
+
 /// Adds to `counts` every ordered pair (i, j), i != j, with type(i) matching type_a and type(j)
 /// matching type_b, whose minimum-image distance r is below rmax, in bin floor(r / dr). An
 /// unordered pair of equal types is counted twice (once from each side), so counts / N_a is the
@@ -48,18 +66,7 @@ inline void pair_histogram(const Positions& x, const Species& type, const PairHi
       "analysis::pair_histogram", Kokkos::RangePolicy<DevExecSpace>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         if (p.type_a >= 0 && type(i) != p.type_a) return;
-        for (std::int64_t j = 0; j < n; ++j) {
-          if (j == i || (p.type_b >= 0 && type(j) != p.type_b)) continue;
-          Real r2 = 0;
-          for (int a = 0; a < 3; ++a) {
-            const Real d = minimum_image(x(j, a) - x(i, a), p.box[a]);
-            r2 += d * d;
-          }
-          if (r2 >= rmax2) continue;
-          auto bin = static_cast<int>(kmath::sqrt(r2) * inv_dr);
-          if (bin >= p.bins) bin = p.bins - 1;
-          Kokkos::atomic_add(&counts(bin), std::int64_t{1});
-        }
+        for (std::int64_t j = 0; j < n; ++j) count_pair(x, type, p, rmax2, inv_dr, i, j, counts);
       });
 }
 
@@ -124,19 +131,8 @@ inline void pair_histogram_cells(const Positions& x, const Species& type,
               int c[3];
               for (int a = 0; a < 3; ++a) c[a] = (cell(i, a) + d[a] + nc[a]) % nc[a];
               const std::int64_t k = (std::int64_t{c[0]} * nc[1] + c[1]) * nc[2] + c[2];
-              for (std::int64_t s = start(k); s < start(k + 1); ++s) {
-                const std::int64_t j = sorted(s);
-                if (j == i || (p.type_b >= 0 && type(j) != p.type_b)) continue;
-                Real r2 = 0;
-                for (int a = 0; a < 3; ++a) {
-                  const Real dd = minimum_image(x(j, a) - x(i, a), box[a]);
-                  r2 += dd * dd;
-                }
-                if (r2 >= rmax2) continue;
-                auto bin = static_cast<int>(kmath::sqrt(r2) * inv_dr);
-                if (bin >= p.bins) bin = p.bins - 1;
-                Kokkos::atomic_add(&counts(bin), std::int64_t{1});
-              }
+              for (std::int64_t s = start(k); s < start(k + 1); ++s)
+                count_pair(x, type, p, rmax2, inv_dr, i, sorted(s), counts);
             }
       });
 }
