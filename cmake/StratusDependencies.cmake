@@ -11,6 +11,38 @@ foreach(backend IN ITEMS CUDA HIP SYCL OPENMPTARGET OPENMP THREADS SERIAL)
 endforeach()
 message(STATUS "Stratus: Kokkos ${Kokkos_VERSION} with backends: ${STRATUS_KOKKOS_BACKENDS}")
 
+# The device floor: only targets that link Kokkos (Stratus::base and what builds on it) are
+# device code. With a CUDA Kokkos, g++ stays CMAKE_CXX_COMPILER and Kokkos's launcher sends
+# exactly those targets through nvcc_wrapper (they carry -DKOKKOS_DEPENDENCE); decks, the CLI,
+# HDF5, logging and error text are compiled by the host compiler.
+set(STRATUS_DEVICE_COMPILE_DEFINITIONS "")
+# GCC 12.2 to 12.4 skip the constexpr constructor of Kokkos's SharedAllocationTracker inside the
+# mdspan-based Views of Kokkos 4.5 to 4.6.x (kokkos/kokkos#8187, fixed in 4.7 by #8223): every
+# default-constructed View then crashes when it is assigned or destroyed. Building the Views
+# without [[no_unique_address]] members (what mdspan already does under nvcc) avoids it;
+# tools/setup.sh builds its Kokkos with the same definitions, so both sides agree.
+set(STRATUS_KOKKOS_GCC12_DEFINITIONS MDSPAN_IMPL_USE_ATTRIBUTE_NO_UNIQUE_ADDRESS=1 MDSPAN_IMPL_NO_UNIQUE_ADDRESS=)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12.2
+   AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 12.5
+   AND Kokkos_VERSION VERSION_GREATER_EQUAL 4.5 AND Kokkos_VERSION VERSION_LESS 4.7)
+  list(APPEND STRATUS_DEVICE_COMPILE_DEFINITIONS ${STRATUS_KOKKOS_GCC12_DEFINITIONS})
+  message(STATUS "Stratus: GCC ${CMAKE_CXX_COMPILER_VERSION} with Kokkos ${Kokkos_VERSION}: Views "
+                 "without [[no_unique_address]] (works around kokkos/kokkos#8187)")
+endif()
+if("CUDA" IN_LIST STRATUS_KOKKOS_BACKENDS)
+  get_filename_component(_cxx_name "${CMAKE_CXX_COMPILER}" NAME)
+  if(_cxx_name MATCHES "nvcc")
+    message(FATAL_ERROR
+      "CMAKE_CXX_COMPILER is ${CMAKE_CXX_COMPILER}: with a CUDA Kokkos, configure Stratus with the "
+      "host compiler (-DCMAKE_CXX_COMPILER=g++, a fresh build directory). Kokkos then compiles "
+      "only the device code with nvcc_wrapper; host-only code (decks, CLI, HDF5) stays with g++.")
+  endif()
+  # fmt's compile-time format checks (consteval) do not compile under nvcc: device-floor code
+  # checks its format strings at run time instead (host-compiled code keeps the checks).
+  list(APPEND STRATUS_DEVICE_COMPILE_DEFINITIONS "FMT_CONSTEVAL=")
+  message(STATUS "Stratus: CUDA build (Kokkos_ARCH ${Kokkos_ARCH}); the device floor is compiled by nvcc_wrapper")
+endif()
+
 find_package(MPI 3.0 REQUIRED COMPONENTS C)
 
 set(HDF5_PREFER_PARALLEL TRUE)

@@ -1,8 +1,9 @@
 # Installs Stratus as a CMake package: find_package(Stratus) gives Stratus::core, Stratus::io,
+# Stratus::base, Stratus::device,
 # Stratus::kernels, Stratus::fft and Stratus::solvers (see tests/consumer for a project that uses it).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS stratus_core stratus_fft stratus_io stratus_solvers stratus_kernels stratus_warnings
+install(TARGETS stratus_core stratus_base stratus_device stratus_fft stratus_io stratus_solvers stratus_kernels stratus_warnings
         EXPORT StratusTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

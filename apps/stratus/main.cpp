@@ -5,6 +5,7 @@
 #include "checkpoint_report.hpp"
 #include "post.hpp"
 #include "stratus/core/context.hpp"
+#include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/signals.hpp"
@@ -153,7 +154,8 @@ int main(int argc, char** argv) {
   std::optional<stratus::SignalWatch> early_signals;
   if (run->parsed()) early_signals.emplace(stratus::default_checkpoint_signals());
   stratus::ContextOptions context_options;
-  context_options.initialize_kokkos = run->parsed() || post->parsed();  // they launch kernels
+  if (run->parsed() || post->parsed())  // they launch kernels
+    context_options.start_device = stratus::device::starter();
   stratus::Context ctx(kargc, kargv, context_options);
   return ctx.run_guarded([&]() -> int {
     ctx.configure_logging(o.log_all_ranks, o.quiet     ? stratus::LogLevel::warn

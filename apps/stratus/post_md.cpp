@@ -2,7 +2,7 @@
 #include "post.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/io/analysis_input.hpp"
-#include "stratus/kernels/analysis.hpp"
+#include "stratus/solvers/md_analysis.hpp"
 
 #include <fmt/format.h>
 
@@ -13,8 +13,6 @@
 namespace stratus::app {
 
 namespace {
-
-namespace ka = kernels::analysis;
 
 /// "# source: ..." and "# frames: ..." comment lines shared by both analyses.
 std::string trajectory_comments(const io::TrajectoryInfo& info,
@@ -76,12 +74,6 @@ PostResult post_rdf(const PostOptions& o) {
   const auto n = static_cast<std::size_t>(info.natoms);
   const auto bins = static_cast<std::size_t>(o.bins);
   const double dr = rmax / static_cast<double>(bins);
-  ka::Positions x("post::x", n);
-  ka::Species type("post::type", n);
-  ka::Counts counts("post::counts", bins);
-  auto xh = Kokkos::create_mirror_view(x);
-  auto th = Kokkos::create_mirror_view(type);
-  auto ch = Kokkos::create_mirror_view(counts);
   std::vector<double> g(bins, 0.0), coordination(bins, 0.0);
   for (const auto f : frames) {
     const auto frame = io::read_trajectory_frame(info, f);
@@ -90,8 +82,6 @@ PostResult post_rdf(const PostOptions& o) {
                                    f, 2 * rmax));
     std::int64_t na = 0, nb = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      for (int a = 0; a < 3; ++a) xh(i, a) = frame.position[3 * i + a];
-      th(i) = frame.species[i];
       na += (ta < 0 || frame.species[i] == ta) ? 1 : 0;
       nb += (tb < 0 || frame.species[i] == tb) ? 1 : 0;
     }
@@ -100,28 +90,16 @@ PostResult post_rdf(const PostOptions& o) {
       throw InputError(fmt::format(
           "--types {}: frame {} of {} has {} atoms of type {} and {} of type {}; expected pairs",
           o.types, f, info.path, na, ta + 1, nb, tb + 1));
-    Kokkos::deep_copy(x, xh);
-    Kokkos::deep_copy(type, th);
-    Kokkos::deep_copy(counts, 0);
-    ka::PairHistogramParams p;
-    for (int a = 0; a < 3; ++a) p.box[a] = frame.box[a];
-    p.rmax = rmax;
-    p.bins = o.bins;
-    p.type_a = ta;
-    p.type_b = tb;
-    const auto cells = ka::histogram_cells(p);
-    if (cells[0] >= 3 && cells[1] >= 3 && cells[2] >= 3)
-      ka::pair_histogram_cells(x, type, p, counts);
-    else
-      ka::pair_histogram(x, type, p, counts);
-    Kokkos::deep_copy(ch, counts);
+    const analysis::PairHistogramRequest request{
+        {frame.box[0], frame.box[1], frame.box[2]}, rmax, o.bins, ta, tb};
+    const auto counts = analysis::pair_histogram(frame.position, frame.species, request);
     const double volume = frame.box[0] * frame.box[1] * frame.box[2];
     const double density = partners / volume;
     double cumulative = 0;
     for (std::size_t b = 0; b < bins; ++b) {
       const double lo = dr * static_cast<double>(b), hi = lo + dr;
       const double shell = 4.0 / 3.0 * std::numbers::pi * (hi * hi * hi - lo * lo * lo);
-      const auto c = static_cast<double>(ch(b));
+      const auto c = static_cast<double>(counts[b]);
       g[b] += c / (static_cast<double>(na) * density * shell);
       cumulative += c;
       coordination[b] += cumulative / static_cast<double>(na);
@@ -177,29 +155,28 @@ PostResult post_msd(const PostOptions& o) {
           info.path, frames[1], dt, frames[k], d));
   }
   const auto n = static_cast<std::size_t>(info.natoms);
-  ka::Trajectory x("post::unwrapped", frames.size(), n);
-  auto xh = Kokkos::create_mirror_view(x);
+  std::vector<double> x(frames.size() * n * 3);
   for (std::int64_t k = 0; k < nf; ++k) {
     const auto frame = io::read_trajectory_frame(info, frames[k]);
+    const std::size_t at = static_cast<std::size_t>(k) * n * 3;
     for (std::size_t i = 0; i < n; ++i)
-      for (int a = 0; a < 3; ++a)
-        xh(k, i, a) = frame.position[3 * i + a] +
-                      (frame.image.empty() ? 0.0 : frame.image[3 * i + a] * frame.box[a]);
+      for (std::size_t a = 0; a < 3; ++a)
+        x[at + 3 * i + a] = frame.position[3 * i + a] +
+                            (frame.image.empty() ? 0.0 : frame.image[3 * i + a] * frame.box[a]);
   }
-  Kokkos::deep_copy(x, xh);
+  const auto sums = analysis::displacement_sums(std::move(x), frames.size(), n, !info.has_image,
+                                                {info.box[0], info.box[1], info.box[2]});
   std::string unwrapping =
       "image data of the file (unwrapped position = position + image * box edge)";
   if (!info.has_image) {
-    for (std::int64_t k = 1; k < nf; ++k)
-      ka::unwrap_from_previous(x, k, {info.box[0], info.box[1], info.box[2]});
     unwrapping =
         "the file has no image data: unwrapped from consecutive selected frames with the "
         "minimum image (valid while no atom moves more than half a box edge between them)";
   }
   std::vector<double> msd(frames.size(), 0.0);
   for (std::int64_t lag = 1; lag < nf; ++lag)
-    msd[lag] =
-        ka::displacement_sum(x, lag) / (static_cast<double>(nf - lag) * static_cast<double>(n));
+    msd[lag] = sums[static_cast<std::size_t>(lag)] /
+               (static_cast<double>(nf - lag) * static_cast<double>(n));
 
   // Least-squares line through the lags of the fit window.
   const auto max_lag = static_cast<double>(nf - 1);

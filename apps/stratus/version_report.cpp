@@ -1,5 +1,6 @@
 #include "version_report.hpp"
 
+#include "stratus/core/device.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/core/version.hpp"
 #include "stratus/io/h5file.hpp"

@@ -2,27 +2,12 @@
 
 #include "stratus/core/error.hpp"
 
-#include <Kokkos_Core.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
 namespace stratus {
-
-struct Context::KokkosGuard {
-  bool owns = false;
-  KokkosGuard(int& argc, char**& argv) {
-    if (!Kokkos::is_initialized()) {
-      Kokkos::initialize(argc, argv);
-      owns = true;
-    }
-  }
-  ~KokkosGuard() {
-    if (owns) Kokkos::finalize();
-  }
-};
 
 namespace {
 int mpi_rank(MPI_Comm c) {
@@ -61,7 +46,10 @@ Context::Context(int& argc, char**& argv, ContextOptions options)
   rank_ = mpi_rank(comm_);
   size_ = mpi_size(comm_);
   logger_ = Logger(rank_, size_, options.log_all_ranks, options.log_level);
-  if (options.initialize_kokkos) kokkos_ = std::make_unique<KokkosGuard>(argc, argv);
+  if (options_.start_device) {
+    device_ = options_.start_device(*this, argc, argv);
+    session_ = device_.get();
+  }
 }
 
 Context::Context(const Context& parent, MPI_Comm comm)
@@ -71,10 +59,12 @@ Context::Context(const Context& parent, MPI_Comm comm)
   rank_ = mpi_rank(comm_);
   size_ = mpi_size(comm_);
   logger_ = Logger(rank_, size_, options_.log_all_ranks, options_.log_level);
+  timers_.set_hooks(parent.timers_.hooks());
+  session_ = parent.session_;
 }
 
 Context::~Context() {
-  kokkos_.reset();
+  device_.reset();
   MPI_Comm_free(&failure_comm_);
   MPI_Comm_free(&comm_);
   if (owns_mpi_) MPI_Finalize();

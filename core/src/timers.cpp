@@ -1,7 +1,6 @@
 #include "stratus/core/timers.hpp"
 
 #include <fmt/format.h>
-#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -39,13 +38,13 @@ const char* phase_name(Phase phase) {
 
 Timers::Scope::Scope(Timers& owner, std::string name, Phase phase)
     : owner_(owner), name_(std::move(name)), phase_(phase), start_(0), outer_(owner.open_) {
-  Kokkos::Profiling::pushRegion(name_);
+  if (owner_.hooks_.push_region != nullptr) owner_.hooks_.push_region(name_);
   owner_.open_ = this;
   start_ = wall_seconds();
 }
 
 Timers::Scope::~Scope() {
-  Kokkos::fence();
+  if (owner_.hooks_.fence != nullptr) owner_.hooks_.fence();
   const double elapsed = wall_seconds() - start_;
   auto& e = owner_.entries_[name_];
   if (e.calls == 0) e.phase = phase_;
@@ -54,7 +53,7 @@ Timers::Scope::~Scope() {
   e.calls += 1;
   owner_.open_ = outer_;
   if (outer_ != nullptr) outer_->inner_ += elapsed;
-  Kokkos::Profiling::popRegion();
+  if (owner_.hooks_.pop_region != nullptr) owner_.hooks_.pop_region();
 }
 
 void Timers::add(const std::string& name, double seconds, Phase phase) {

@@ -3,6 +3,7 @@
 // whole in the input becomes split (MPI_Alltoallv; one pack and one unpack kernel).
 #pragma once
 
+#include "stratus/core/kokkos_compat.hpp"
 #include "stratus/fft/distributed_fft.hpp"
 
 #include <mpi.h>
@@ -51,7 +52,7 @@ class Transpose {
   Kokkos::View<std::int64_t*, DevMemSpace> out_begin_, out_extent_, send_offset_;
   Kokkos::View<std::int64_t*, DevMemSpace> in_begin_, in_extent_, recv_offset_;
   Kokkos::View<Complex*, DevMemSpace> send_, recv_;
-  Kokkos::View<Complex*, DevMemSpace>::HostMirror send_host_, recv_host_;
+  HostMirrorOf<Kokkos::View<Complex*, DevMemSpace>> send_host_, recv_host_;
 };
 
 }  // namespace stratus::fft

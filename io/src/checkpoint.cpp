@@ -445,7 +445,7 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
   }
 }
 
-void CheckpointWriter::write_field(const std::string& name, const Field3D& field, int ghost,
+void CheckpointWriter::write_field(const std::string& name, const GridArray& field, int ghost,
                                    const GridBlock& block,
                                    std::array<std::int64_t, 3> global_cells) {
   QuietHdf5Errors quiet;

@@ -479,7 +479,7 @@ ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>&
   return out;
 }
 
-void CheckpointReader::read_field(const std::string& name, const Field3D& field, int ghost,
+void CheckpointReader::read_field(const std::string& name, const GridArray& field, int ghost,
                                   const GridBlock& block,
                                   std::array<std::int64_t, 3> global_cells) const {
   QuietHdf5Errors quiet;
@@ -501,12 +501,8 @@ void CheckpointReader::read_field(const std::string& name, const Field3D& field,
   const std::size_t plane = n[1] * n[2];
   const std::size_t depth =
       std::min(n[0], std::max<std::size_t>(1, detail::kSlabBytes / (plane * sizeof(double))));
-  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::read_field"), depth,
-                 n[1], n[2]);
-  auto host = Kokkos::create_mirror_view(buffer);
-  detail::advise_huge_pages(buffer.data(), buffer.span() * sizeof(double));
-  if (host.data() != buffer.data())
-    detail::advise_huge_pages(host.data(), host.span() * sizeof(double));
+  const std::unique_ptr<double[]> host(new double[depth * plane]);
+  detail::advise_huge_pages(host.get(), depth * plane * sizeof(double));
   const auto g = static_cast<std::size_t>(ghost);
   for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
     const std::size_t rows = std::min(depth, n[0] - i0);
@@ -516,15 +512,10 @@ void CheckpointReader::read_field(const std::string& name, const Field3D& field,
     const hsize_t count[3] = {rows, n[1], n[2]};
     Handle mem(H5Screate_simple(3, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
-        H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, host.data()) < 0)
+        H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, host.get()) < 0)
       throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", path_, e.name,
                                    detail::hdf5_error_detail()));
-    const auto part = std::make_pair(std::size_t{0}, rows);
-    Kokkos::deep_copy(Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
-                      Kokkos::subview(host, part, Kokkos::ALL, Kokkos::ALL));
-    Kokkos::deep_copy(Kokkos::subview(field, std::make_pair(g + i0, g + i0 + rows),
-                                      std::make_pair(g, g + n[1]), std::make_pair(g, g + n[2])),
-                      Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL));
+    field.put({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
   }
 }
 

@@ -4,7 +4,8 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/error.hpp"
-#include "stratus/core/types.hpp"
+#include "stratus/core/grid_array.hpp"
+#include "stratus/core/scalar.hpp"
 
 #include <fmt/format.h>
 #include <hdf5.h>
@@ -113,7 +114,7 @@ Handle no_fill_dcpl(const std::string& path);
 /// buffer (no copy of the whole block). Throws RuntimeError naming the mismatch or HDF5's
 /// failure. With `checksum`, stores there the checkpoint checksum of the block (C order).
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
-                       const std::string& dataset, const Field3D& field, int ghost,
+                       const std::string& dataset, const GridArray& field, int ghost,
                        const GridBlock& block, std::array<std::int64_t, 3> global_cells,
                        std::uint64_t* checksum = nullptr);
 

@@ -235,20 +235,20 @@ Handle no_fill_dcpl(const std::string& path) {
 }
 
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
-                       const std::string& dataset, const Field3D& field, int ghost,
+                       const std::string& dataset, const GridArray& field, int ghost,
                        const GridBlock& block, std::array<std::int64_t, 3> global_cells,
                        std::uint64_t* checksum) {
   const auto g = static_cast<std::size_t>(ghost);
   for (int a = 0; a < 3; ++a) {
     const bool fits = ghost >= 0 && block.begin[a] >= 0 && block.extent[a] >= 0 &&
                       block.begin[a] + block.extent[a] <= global_cells[a] &&
-                      field.extent(a) == static_cast<std::size_t>(block.extent[a]) + 2 * g;
+                      field.extent[a] == static_cast<std::size_t>(block.extent[a]) + 2 * g;
     if (!fits) {
       throw RuntimeError(fmt::format(
           "{}: write_field('{}'): axis {}: block [{}, {}) of {} cells with {} ghost layers does "
           "not match a field of extent {}",
           path, dataset, a, block.begin[a], block.begin[a] + block.extent[a], global_cells[a],
-          ghost, field.extent(a)));
+          ghost, field.extent[a]));
     }
   }
 
@@ -267,8 +267,8 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
   checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
 
-  // Slabs of whole planes along x: interior -> small contiguous device buffer -> host (a plain
-  // mirror when the device is the host) -> file. Every rank makes the same number of
+  // Slabs of whole planes along x: interior -> host buffer (through a small contiguous device
+  // buffer when the field is on a GPU: grid_array) -> file. Every rank makes the same number of
   // collective writes; a rank out of planes selects nothing.
   const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
                                         static_cast<std::size_t>(block.extent[1]),
@@ -278,11 +278,8 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
   const std::size_t depth = block.cells() == 0 ? 0 : std::min(per_slab, n[0]);
   long long slabs = depth == 0 ? 0 : static_cast<long long>((n[0] + depth - 1) / depth);
   MPI_Allreduce(MPI_IN_PLACE, &slabs, 1, MPI_LONG_LONG, MPI_MAX, comm);
-  Field3D buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stratus::io::write_field"), depth,
-                 n[1], n[2]);
-  auto host = Kokkos::create_mirror_view(buffer);
-  advise_huge_pages(buffer.data(), buffer.span() * sizeof(double));
-  if (host.data() != buffer.data()) advise_huge_pages(host.data(), host.span() * sizeof(double));
+  const std::unique_ptr<double[]> host(new double[std::max<std::size_t>(depth * plane, 1)]);
+  advise_huge_pages(host.get(), depth * plane * sizeof(double));
   Checksum64 sum;
   for (long long s = 0; s < slabs; ++s) {
     const std::size_t i0 = std::min(n[0], static_cast<std::size_t>(s) * depth);
@@ -300,19 +297,14 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
       checked(H5Sselect_none(file_space), path, "selecting nothing in " + what);
       checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
     } else {
-      const auto part = std::make_pair(std::size_t{0}, rows);
-      Kokkos::deep_copy(Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL),
-                        Kokkos::subview(field, std::make_pair(g + i0, g + i1),
-                                        std::make_pair(g, g + n[1]), std::make_pair(g, g + n[2])));
-      Kokkos::deep_copy(Kokkos::subview(host, part, Kokkos::ALL, Kokkos::ALL),
-                        Kokkos::subview(buffer, part, Kokkos::ALL, Kokkos::ALL));
-      if (checksum != nullptr) sum.update(host.data(), rows * plane * sizeof(double));
+      field.get({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
+      if (checksum != nullptr) sum.update(host.get(), rows * plane * sizeof(double));
       const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
                                 static_cast<hsize_t>(block.begin[1]),
                                 static_cast<hsize_t>(block.begin[2])};
       checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
               "selecting this rank's block of " + what);
-      data = host.data();
+      data = host.get();
     }
     checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,
             "writing " + what);
@@ -393,7 +385,7 @@ void H5Writer::write_attribute(const std::string& object, const std::string& nam
                                 value.data(), value.size(), false);
 }
 
-void H5Writer::write_field(const std::string& dataset, const Field3D& field, int ghost,
+void H5Writer::write_field(const std::string& dataset, const GridArray& field, int ghost,
                            const GridBlock& block, std::array<std::int64_t, 3> global_cells) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);

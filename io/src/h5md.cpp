@@ -138,18 +138,6 @@ void require_open(hid_t file, const std::string& path) {
   if (file < 0) throw RuntimeError(fmt::format("{}: H5MD file used after close()", path));
 }
 
-/// Host copy of rows [0, n) of a device view.
-template <class View>
-auto host_rows(const View& view, int n) {
-  if constexpr (View::rank == 1) {
-    return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
-                                               Kokkos::subview(view, std::make_pair(0, n)));
-  } else {
-    return Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(), Kokkos::subview(view, std::make_pair(0, n), Kokkos::ALL));
-  }
-}
-
 }  // namespace
 
 H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
@@ -290,9 +278,7 @@ H5mdWriter::~H5mdWriter() {
   }
 }
 
-void H5mdWriter::append(std::int64_t step, double time, const H5mdVectors& x, const H5mdVectors& v,
-                        const H5mdTypes& type, const H5mdIds& id, const H5mdImages& image,
-                        int nlocal) {
+void H5mdWriter::append(std::int64_t step, double time, const H5mdRows& rows_in, int nlocal) {
   QuietHdf5Errors quiet;
   require_open(file_, path_);
   int rank = 0;
@@ -310,18 +296,15 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdVectors& x, co
     first_bad[kind] = std::min(first_bad[kind], value);
   };
   const std::size_t capacity =
-      std::min({x.extent(0), v.extent(0), type.extent(0), id.extent(0), image.extent(0)});
+      std::min({rows_in.x.size() / 3, rows_in.v.size() / 3, rows_in.type.size(), rows_in.id.size(),
+                rows_in.image.size() / 3});
   int n = nlocal;
   if (nlocal < 0 || static_cast<std::size_t>(nlocal) > capacity) {
     note(0, nlocal);
     n = 0;
   }
 
-  const auto hx = host_rows(x, n);
-  const auto hv = host_rows(v, n);
-  const auto htype = host_rows(type, n);
-  const auto hid = host_rows(id, n);
-  const auto himage = host_rows(image, n);
+  const auto hid = [&](int i) { return rows_in.id[static_cast<std::size_t>(i)]; };
 
   // Pack by destination rank (a counting sort), leaving out ids outside [0, natoms).
   std::vector<int> send_counts(ranks, 0);
@@ -343,11 +326,12 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdVectors& x, co
       if (owner[i] < 0) continue;
       PackedAtom& a = send[next[owner[i]]++];
       a.id = hid(i);
-      a.type = htype(i);
-      for (int d = 0; d < 3; ++d) {
-        a.x[d] = hx(i, d);
-        a.v[d] = hv(i, d);
-        a.image[d] = himage(i, d);
+      a.type = rows_in.type[static_cast<std::size_t>(i)];
+      for (std::size_t d = 0; d < 3; ++d) {
+        const std::size_t k = 3 * static_cast<std::size_t>(i) + d;
+        a.x[d] = rows_in.x[k];
+        a.v[d] = rows_in.v[k];
+        a.image[d] = rows_in.image[k];
       }
     }
   }

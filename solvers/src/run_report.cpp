@@ -1,5 +1,6 @@
 #include "run_report.hpp"
 
+#include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
 #include "stratus/core/text.hpp"
@@ -7,7 +8,6 @@
 #include "stratus/io/output.hpp"
 
 #include <fmt/format.h>
-#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
@@ -296,7 +296,7 @@ void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const 
       units.cost_span == 1 ? symbol : fmt::format("{:g} {}", units.cost_span, symbol);
   const std::string summary_path = io::output_path(deck, ".summary.json");
   const std::string backend = kokkos_default_space();
-  const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  const int threads = kokkos_host_threads();
 
   // --- Printed --------------------------------------------------------------------------
   std::string text =

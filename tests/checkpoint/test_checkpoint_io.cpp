@@ -6,6 +6,7 @@
 #include "scratch_dir.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/field_io.hpp"
 #include "stratus/io/checkpoint.hpp"
 #include "stratus/io/series.hpp"
 #include "test_context.hpp"
@@ -126,7 +127,7 @@ TEST_F(CheckpointIo, ParticlesFieldsAndStateRoundTripAtAnyRankCount) {
   Kokkos::deep_copy(u, h);
   {
     CheckpointWriter w(comm(), path, "[run]\nsolver = \"md\"\n", info);
-    fill(w, n).write_field("u", u, 1, block, cells);
+    fill(w, n).write_field("u", stratus::grid_array(u), 1, block, cells);
     EXPECT_FALSE(fs::exists(path)) << "the final name appears only at commit";
     EXPECT_GT(w.commit(), 0u);
   }
@@ -153,7 +154,7 @@ TEST_F(CheckpointIo, ParticlesFieldsAndStateRoundTripAtAnyRankCount) {
     EXPECT_EQ(mine.integer("type").values[i], id % 3);
   }
   stratus::Field3D back("back", block.extent[0] + 2, 6, 5);
-  r.read_field("u", back, 1, block, cells);
+  r.read_field("u", stratus::grid_array(back), 1, block, cells);
   auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
   for (std::int64_t i = 0; i < block.extent[0]; ++i)
     for (int j = 0; j < 4; ++j)

@@ -11,6 +11,6 @@ if [ -z "$nvcc" ]; then
   exit 77
 fi
 mkdir -p "$out"
-echo "$nvcc -std=c++17 -c $src/fft/src/cufft_backend.cu"
-exec "$nvcc" -std=c++17 -Werror all-warnings -I"$src/fft/include" -c "$src/fft/src/cufft_backend.cu" \
+echo "$nvcc -std=c++17 -c $src/fft/src/cufft_backend.cpp"
+exec "$nvcc" -x cu -std=c++17 -Werror all-warnings -I"$src/fft/include" -c "$src/fft/src/cufft_backend.cpp" \
   -o "$out/cufft_backend.o"

@@ -2,6 +2,7 @@
 // the common metadata and the deck round-trip, and `describe_file` reports and rejects files.
 #include "scratch_dir.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/field_io.hpp"
 #include "stratus/core/version.hpp"
 #include "stratus/io/h5file.hpp"
 #include "test_context.hpp"
@@ -155,7 +156,8 @@ TEST_F(H5File, FieldWrittenFromEveryRankHoldsGlobalValues) {
     H5Writer writer(comm(), path, "field", kDeck);
     for (int axis = 0; axis < 3; ++axis) {
       const GridBlock block = split_along(cells, axis, size(), rank());
-      writer.write_field(names[axis], make_field(block, ghost), ghost, block, cells);
+      writer.write_field(names[axis], stratus::grid_array(make_field(block, ghost)), ghost, block,
+                         cells);
     }
     writer.close();
   }
@@ -164,7 +166,7 @@ TEST_F(H5File, FieldWrittenFromEveryRankHoldsGlobalValues) {
   if (rank() == 0) {
     const GridBlock whole{{0, 0, 0}, cells};
     H5Writer writer(MPI_COMM_SELF, reference, "field", kDeck);
-    writer.write_field("/fields/whole", make_field(whole, 1), 1, whole, cells);
+    writer.write_field("/fields/whole", stratus::grid_array(make_field(whole, 1)), 1, whole, cells);
   }
   MPI_Barrier(comm());
   if (rank() != 0) return;
@@ -188,7 +190,8 @@ TEST_F(H5File, RankWithEmptyBlockStillTakesPart) {
   const std::string path = file("empty.h5");
   {
     H5Writer writer(comm(), path, "field", kDeck);
-    writer.write_field("/fields/f", make_field(block, ghost), ghost, block, cells);
+    writer.write_field("/fields/f", stratus::grid_array(make_field(block, ghost)), ghost, block,
+                       cells);
   }
   MPI_Barrier(comm());
   if (rank() == 0) expect_matches_f(path, "/fields/f", cells);
@@ -221,9 +224,10 @@ TEST_F(H5File, DescribeFileListsMetadataDatasetsAndAttributes) {
   {
     H5Writer writer(comm(), path, "field", kDeck);
     const GridBlock block = split_along(cells, 0, size(), rank());
-    writer.write_field("/fields/rho", make_field(block, 0), 0, block, cells);
+    writer.write_field("/fields/rho", stratus::grid_array(make_field(block, 0)), 0, block, cells);
     const GridBlock small_block = rank() == 0 ? GridBlock{{0, 0, 0}, small} : GridBlock{};
-    writer.write_field("/fields/a_first", make_field(small_block, 1), 1, small_block, small);
+    writer.write_field("/fields/a_first", stratus::grid_array(make_field(small_block, 1)), 1,
+                       small_block, small);
     writer.create_group("/fields/empty/nested");
     writer.write_attribute("/", "title", std::string("demo run"));
     writer.write_attribute("/fields", "time", 0.5);
@@ -331,7 +335,8 @@ TEST_F(H5File, MisuseThrowsRuntimeError) {
   const GridBlock block = split_along(cells, 0, size(), rank());
   // Field allocated with one ghost layer but written as if it had two.
   expect_error<stratus::RuntimeError>(
-      [&] { writer.write_field("/f", make_field(block, 1), 2, block, cells); }, "write_field");
+      [&] { writer.write_field("/f", stratus::grid_array(make_field(block, 1)), 2, block, cells); },
+      "write_field");
   expect_error<stratus::RuntimeError>([&] { writer.write_attribute("/no/such/object", "x", 1.0); },
                                       "/no/such/object");
   writer.close();

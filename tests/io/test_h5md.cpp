@@ -7,6 +7,7 @@
 #include "stratus/io/h5file.hpp"
 #include "stratus/io/h5md.hpp"
 #include "stratus/kernels/md/types.hpp"
+#include "stratus/solvers/md/trajectory_frame.hpp"
 #include "test_context.hpp"
 
 #include <fmt/format.h>
@@ -25,12 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using stratus::io::H5mdWriter;
-
-// The writer takes the MD solver's arrays as they are.
-static_assert(std::is_same_v<stratus::io::H5mdVectors, stratus::kernels::md::Vectors>);
-static_assert(std::is_same_v<stratus::io::H5mdTypes, stratus::kernels::md::Types>);
-static_assert(std::is_same_v<stratus::io::H5mdIds, stratus::kernels::md::Ids>);
-static_assert(std::is_same_v<stratus::io::H5mdImages, stratus::kernels::md::Images>);
 
 MPI_Comm comm() { return stratus::testing::context().comm(); }
 int rank() { return stratus::testing::context().rank(); }
@@ -118,7 +113,8 @@ std::vector<std::int64_t> owned_ids(int f, bool leave_last_empty) {
 }
 
 void append_frame(H5mdWriter& writer, int f, const Atoms& a) {
-  writer.append(step_of(f), time_of(f), a.x, a.v, a.type, a.id, a.image, a.nlocal);
+  stratus::md::append_frame(writer, step_of(f), time_of(f), a.x, a.v, a.type, a.id, a.image,
+                            a.nlocal);
 }
 
 // ---- Serial reading with the HDF5 C API ------------------------------------------------------
@@ -515,7 +511,8 @@ TEST_F(H5md, BadOwnershipIsRefusedOnEveryRankBeforeWriting) {
   Atoms a = make_atoms(0, ids, 0);
   expect_error<stratus::RuntimeError>(
       [&] {
-        writer.append(0, 0.0, a.x, a.v, a.type, a.id, a.image, rank() == 0 ? a.nlocal + 1 : 0);
+        stratus::md::append_frame(writer, 0, 0.0, a.x, a.v, a.type, a.id, a.image,
+                                  rank() == 0 ? a.nlocal + 1 : 0);
       },
       "nlocal outside");
   EXPECT_EQ(writer.frames(), 0);

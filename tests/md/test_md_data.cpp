@@ -4,6 +4,7 @@
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/solvers/md/lattice.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
+#include "stratus/solvers/md/trajectory_frame.hpp"
 #include "test_context.hpp"
 
 #include <gtest/gtest.h>
@@ -160,8 +161,9 @@ TEST(H5mdStart, SameStateAsTheRunThatWroteIt) {
     const Box& box = run.box();
     io::H5mdWriter out(ctx.comm(), path, "deck", run.natoms(),
                        {box.length(0), box.length(1), box.length(2)}, "", "");
-    out.append(40, 0.2, a.x, a.v, a.type, a.id, a.image, a.nlocal);
-    out.append(41, 0.205, a.x, a.v, a.type, a.id, a.image, a.nlocal);  // a later frame
+    stratus::md::append_frame(out, 40, 0.2, a.x, a.v, a.type, a.id, a.image, a.nlocal);
+    stratus::md::append_frame(out, 41, 0.205, a.x, a.v, a.type, a.id, a.image,
+                              a.nlocal);  // a later frame
   }
   const auto first = io::read_h5md_frame(ctx.comm(), path, "all", 0, 0);
   EXPECT_EQ(first.natoms, 500);

@@ -1,6 +1,7 @@
 // GoogleTest main for Stratus: brings up MPI and Kokkos through a Context, runs the tests on
 // every rank, and returns the same exit code on every rank. Ranks other than 0 print only
 // their failures, prefixed with the rank.
+#include "stratus/core/device.hpp"
 #include "test_context.hpp"
 
 #include <gtest/gtest.h>
@@ -32,7 +33,9 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  stratus::Context ctx(argc, argv);
+  stratus::ContextOptions options;
+  options.start_device = stratus::device::starter();
+  stratus::Context ctx(argc, argv, options);
   stratus::testing::context_slot() = &ctx;
   if (ctx.rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -1,5 +1,6 @@
 // The Euler solver's outputs (totals CSV, field files with an XDMF index for ParaView) and its
 // checkpoint state.
+#include "stratus/core/field_io.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/euler.hpp"
@@ -41,7 +42,8 @@ void EulerSolver::write_fields(const std::string& path) const {
   for (int v = 0; v < ke::kVars; ++v) {
     ke::extract(u_, tmp, grid_, gas_, v, true, true);
     Kokkos::fence();
-    out.write_field(std::string("/fields/") + kPrimitiveNames[v], tmp, 0, block, cells);
+    out.write_field(std::string("/fields/") + kPrimitiveNames[v], stratus::grid_array(tmp), 0,
+                    block, cells);
   }
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", time_);
@@ -182,7 +184,7 @@ void EulerSolver::save(io::CheckpointWriter& out) const {
   for (int v = 0; v < ke::kVars; ++v) {
     ke::extract(u_, tmp, grid_, gas_, v, false, false);
     Kokkos::fence();
-    out.write_field(kConservedNames[v], tmp, 0, block_, cells_);
+    out.write_field(kConservedNames[v], stratus::grid_array(tmp), 0, block_, cells_);
   }
   out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
   out.put("next_frame_time", next_frame_time_);
@@ -198,7 +200,7 @@ void EulerSolver::restore(const io::CheckpointReader& in) {
                                  cells_[1], cells_[2]));
   Field3D tmp("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
   for (int v = 0; v < ke::kVars; ++v) {
-    in.read_field(kConservedNames[v], tmp, 0, block_, cells_);
+    in.read_field(kConservedNames[v], stratus::grid_array(tmp), 0, block_, cells_);
     ke::insert(tmp, u_, grid_, v);
   }
   Kokkos::fence();

@@ -1,3 +1,4 @@
+#include "stratus/core/field_io.hpp"
 #include "stratus/solvers/heat.hpp"
 
 #include "stratus/io/field_series.hpp"
@@ -193,7 +194,8 @@ void HeatSolver::write_field_file(const std::string& path) const {
   Kokkos::fence();
   io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
   out.create_group("/fields");
-  out.write_field("/fields/u", zyx, 0, block, {cells_[2], cells_[1], cells_[0]});
+  out.write_field("/fields/u", stratus::grid_array(zyx), 0, block,
+                  {cells_[2], cells_[1], cells_[0]});
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", static_cast<double>(step_) * dt_);
   out.write_attribute("/fields", "cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
@@ -268,7 +270,7 @@ io::CheckpointInfo HeatSolver::checkpoint_info() const {
 }
 
 void HeatSolver::save(io::CheckpointWriter& out) const {
-  out.write_field("u", u_, geometry_.g, block_, cells_);
+  out.write_field("u", stratus::grid_array(u_), geometry_.g, block_, cells_);
   out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
 }
 
@@ -278,7 +280,7 @@ void HeatSolver::restore(const io::CheckpointReader& in) {
     throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
                                  in.path(), cells.at(0), cells.at(1), cells.at(2), cells_[0],
                                  cells_[1], cells_[2]));
-  in.read_field("u", u_, geometry_.g, block_, cells_);
+  in.read_field("u", stratus::grid_array(u_), geometry_.g, block_, cells_);
   step_ = in.info().step;
 }
 

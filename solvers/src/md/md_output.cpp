@@ -3,6 +3,7 @@
 #include "stratus/core/timers.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
+#include "stratus/solvers/md/trajectory_frame.hpp"
 
 #include <fmt/format.h>
 
@@ -32,8 +33,8 @@ void MdSolver::write_frame() {
     trajectory_ = std::make_unique<io::H5mdWriter>(
         ctx_.comm(), trajectory_part_path(trajectory_part_), deck_.to_toml(), natoms_,
         std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
-  trajectory_->append(step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v, atoms_.type,
-                      atoms_.id, atoms_.image, atoms_.nlocal);
+  append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v,
+               atoms_.type, atoms_.id, atoms_.image, atoms_.nlocal);
   ++trajectory_frames_;
 }
 

@@ -1,6 +1,7 @@
 // Outputs (diagnostics, spectra, snapshots with an XDMF series), initial fields from files and
 // checkpoints of the spectral solver.
 #include "stratus/core/error.hpp"
+#include "stratus/core/field_io.hpp"
 #include "stratus/io/field_series.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/io/output.hpp"
@@ -73,12 +74,14 @@ void SpectralSolver::write_snapshot(const std::string& path) {
   fft::RealField f = fft_->make_real("spectral::snapshot");
   for (int c = 0; c < 3; ++c) {
     fft_->backward(v_[c], f);
-    out.write_field(std::string("/fields/") + kSnapshotFields[c], to_zyx(f), 0, block, global);
+    out.write_field(std::string("/fields/") + kSnapshotFields[c], stratus::grid_array(to_zyx(f)), 0,
+                    block, global);
   }
   ks::prepare_stage(modes_, v_, tmp_, true, 1, 0, false);  // tmp = i k x v: the vorticity
   for (int c = 0; c < 3; ++c) {
     fft_->backward(tmp_[c], f);
-    out.write_field(std::string("/fields/") + kSnapshotFields[3 + c], to_zyx(f), 0, block, global);
+    out.write_field(std::string("/fields/") + kSnapshotFields[3 + c],
+                    stratus::grid_array(to_zyx(f)), 0, block, global);
   }
   if (deck_.boolean("spectral.output.pressure")) {
     // Total pressure P = p + |u|^2/2 solves lap P = div(u x omega): P_k = -i k . F[u x omega]
@@ -93,7 +96,7 @@ void SpectralSolver::write_snapshot(const std::string& path) {
                                 tmp_.x);
     fft_->backward(tmp_.x, f);
     ks::subtract_kinetic(u_, f);
-    out.write_field("/fields/p", to_zyx(f), 0, block, global);
+    out.write_field("/fields/p", stratus::grid_array(to_zyx(f)), 0, block, global);
   }
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", time_);
@@ -275,7 +278,8 @@ void SpectralSolver::save(io::CheckpointWriter& out) const {
                         {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
   const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
   for (int c = 0; c < 3; ++c)
-    out.write_field(std::string("uhat_") + "xyz"[c], as_real(v_[c]), 0, block, global);
+    out.write_field(std::string("uhat_") + "xyz"[c], stratus::grid_array(as_real(v_[c])), 0, block,
+                    global);
   out.put("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
   out.put("rk_stages", static_cast<std::int64_t>(rk_a_.size()));
 }
@@ -290,7 +294,8 @@ void SpectralSolver::restore(const io::CheckpointReader& in) {
                         {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
   const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
   for (int c = 0; c < 3; ++c)
-    in.read_field(std::string("uhat_") + "xyz"[c], as_real(v_[c]), 0, block, global);
+    in.read_field(std::string("uhat_") + "xyz"[c], stratus::grid_array(as_real(v_[c])), 0, block,
+                  global);
   ks::mask_dropped(modes_, v_);  // the step relies on zeros there (a no-op for our checkpoints)
   step_ = in.info().step;
   time_ = in.info().time;

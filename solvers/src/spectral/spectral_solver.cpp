@@ -1,5 +1,6 @@
 // Setup, time step and diagnostics of the spectral Navier-Stokes solver.
 #include "stratus/core/error.hpp"
+#include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/spectral/initial.hpp"
 #include "stratus/solvers/spectral.hpp"
 
@@ -336,7 +337,7 @@ std::vector<double> SpectralSolver::spectrum() const {
     kmax2 += std::pow(modes_.k0[a] * static_cast<double>(n_[a]) / 2, 2);
   const auto bins = static_cast<std::size_t>(std::sqrt(kmax2) / dk_) + 2;
   std::vector<double> local(bins, 0.0), global(bins, 0.0);
-  std::array<Kokkos::View<ks::Complex***, Kokkos::LayoutRight, DevMemSpace>::HostMirror, 3> h;
+  std::array<HostMirrorOf<Kokkos::View<ks::Complex***, Kokkos::LayoutRight, DevMemSpace>>, 3> h;
   for (int c = 0; c < 3; ++c)
     h[c] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v_[c]);
   for (std::int64_t iz = 0; iz < modes_.extent[2]; ++iz)

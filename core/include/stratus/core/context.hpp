@@ -1,5 +1,7 @@
-// The runtime context: owns MPI/Kokkos lifetimes, the duplicated communicator, the logger and
-// the timers. Passed explicitly to whatever needs them; Stratus has no mutable globals.
+// The runtime context: owns the MPI lifetime and that of the device runtime (Kokkos, started
+// through ContextOptions::start_device), the duplicated communicator, the logger and the
+// timers. Passed explicitly to whatever needs them; Stratus has no mutable globals. Host-only:
+// the device runtime lives in Stratus::device (stratus/core/device.hpp).
 #pragma once
 
 #include "stratus/core/logger.hpp"
@@ -12,21 +14,33 @@
 
 namespace stratus {
 
+class Context;
+
+/// What the device runtime leaves running while a Context lives (Kokkos, the chosen GPU);
+/// destroyed before MPI is finalized.
+class DeviceSession {
+ public:
+  virtual ~DeviceSession() = default;
+};
+
+/// Starts the device runtime once MPI is up (stratus::device::starter() in Stratus::device).
+using DeviceStarter = std::function<std::unique_ptr<DeviceSession>(Context&, int&, char**&)>;
+
 struct ContextOptions {
   bool log_all_ranks = false;
   LogLevel log_level = LogLevel::info;
   /// Seconds that the failure handler waits for every rank to report the same failure
   /// before it aborts the whole job (see run_guarded).
   double failure_grace_seconds = 5.0;
-  /// Commands that launch no kernel (check, info, schema) skip Kokkos initialization.
-  bool initialize_kokkos = true;
+  /// Starts Kokkos (and chooses this rank's GPU); empty for commands that launch no kernel
+  /// (check, info, schema) and for host-only programs.
+  DeviceStarter start_device;
 };
 
 class Context {
  public:
-  /// Initializes MPI (unless already initialized) and Kokkos (unless already initialized or
-  /// options.initialize_kokkos is false);
-  /// finalizes in the destructor whatever it initialized.
+  /// Initializes MPI (unless already initialized), then calls options.start_device (when set);
+  /// finalizes in the destructor whatever it initialized, the device session first.
   Context(int& argc, char**& argv, ContextOptions options = {});
   /// A context on a sub-communicator of an existing one (ensembles, serial references in
   /// tests): duplicates `comm`, shares the parent's MPI and Kokkos, logs like the parent.
@@ -43,6 +57,8 @@ class Context {
   [[nodiscard]] const Logger& log() const noexcept { return logger_; }
   [[nodiscard]] Timers& timers() noexcept { return timers_; }
   [[nodiscard]] const ContextOptions& options() const noexcept { return options_; }
+  /// The device runtime's session (a sub-context shares its parent's); null when none started.
+  [[nodiscard]] const DeviceSession* device_session() const noexcept { return session_; }
 
   /// Changes logging after construction (the command line is parsed once MPI is up).
   void configure_logging(bool all_ranks, LogLevel level);
@@ -56,8 +72,8 @@ class Context {
  private:
   ContextOptions options_;
   bool owns_mpi_ = false;
-  struct KokkosGuard;
-  std::unique_ptr<KokkosGuard> kokkos_;
+  std::unique_ptr<DeviceSession> device_;
+  const DeviceSession* session_ = nullptr;
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm failure_comm_ = MPI_COMM_NULL;  ///< used only by the failure agreement
   int rank_ = 0;

@@ -2,7 +2,7 @@
 // who its neighbours are. Built on MPI_Dims_create / MPI_Cart_create (no rank reordering).
 #pragma once
 
-#include "stratus/core/types.hpp"
+#include "stratus/core/scalar.hpp"
 
 #include <mpi.h>
 

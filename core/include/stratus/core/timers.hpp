@@ -1,4 +1,5 @@
-// Named wall-clock timers that also mark Kokkos profiling regions.
+// Named wall-clock timers that also mark Kokkos profiling regions (through hooks that the
+// device runtime installs: this header and its code are host-only).
 //
 // Every timer belongs to a phase (compute, neighbour lists or FFTs, communication, output,
 // checkpoint): the run summary adds them up by phase. Scopes nest: a scope opened inside
@@ -28,6 +29,14 @@ inline constexpr int kPhaseCount = 6;
 
 /// "compute", "neighbor/FFT", "communication", "output", "checkpoint", "other".
 const char* phase_name(Phase phase);
+
+/// What a timed scope asks of the device runtime: mark a profiling region and wait for the
+/// kernels launched inside it. Unset hooks do nothing (host-only programs and tests).
+struct TimerHooks {
+  void (*push_region)(const std::string& name) = nullptr;
+  void (*pop_region)() = nullptr;
+  void (*fence)() = nullptr;
+};
 
 class Timers {
  public:
@@ -64,6 +73,10 @@ class Timers {
   [[nodiscard]] double seconds(const std::string& name) const;
   /// Exclusive seconds of this rank by phase (scopes nested in others not counted twice).
   [[nodiscard]] std::array<double, kPhaseCount> phase_seconds() const;
+  /// Installs the device runtime's hooks (see stratus/core/device.hpp).
+  void set_hooks(TimerHooks hooks) noexcept { hooks_ = hooks; }
+  [[nodiscard]] const TimerHooks& hooks() const noexcept { return hooks_; }
+
   /// Forgets every timer (a run's summary covers its time loop only).
   void reset() { entries_.clear(); }
 
@@ -86,6 +99,7 @@ class Timers {
   };
   std::map<std::string, Entry> entries_;
   Scope* open_ = nullptr;  ///< innermost open scope
+  TimerHooks hooks_;
 };
 
 /// Seconds since an arbitrary fixed point (monotonic).

@@ -22,7 +22,8 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
-#include "stratus/core/types.hpp"
+#include "stratus/core/grid_array.hpp"
+#include "stratus/core/scalar.hpp"
 
 #include <mpi.h>
 
@@ -109,8 +110,8 @@ class CheckpointWriter {
   void write_particles(const ParticleColumns& columns);
 
   /// /fields/NAME: the interior of `field` as this rank's block of the global array.
-  void write_field(const std::string& name, const Field3D& field, int ghost, const GridBlock& block,
-                   std::array<std::int64_t, 3> global_cells);
+  void write_field(const std::string& name, const GridArray& field, int ghost,
+                   const GridBlock& block, std::array<std::int64_t, 3> global_cells);
 
   /// Writes the manifest and the completion marker, closes, fsyncs, renames NAME.partial to
   /// NAME and fsyncs the directory. Returns the file's size in bytes. On failure the partial
@@ -165,8 +166,8 @@ class CheckpointReader {
   [[nodiscard]] ParticleColumns read_particles(const std::vector<std::string>& reals,
                                                const std::vector<std::string>& ints) const;
   /// Reads this rank's block of /fields/NAME into the interior of `field`.
-  void read_field(const std::string& name, const Field3D& field, int ghost, const GridBlock& block,
-                  std::array<std::int64_t, 3> global_cells) const;
+  void read_field(const std::string& name, const GridArray& field, int ghost,
+                  const GridBlock& block, std::array<std::int64_t, 3> global_cells) const;
 
  private:
   MPI_Comm comm_;

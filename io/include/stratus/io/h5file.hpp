@@ -13,7 +13,8 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
-#include "stratus/core/types.hpp"
+#include "stratus/core/grid_array.hpp"
+#include "stratus/core/scalar.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -52,9 +53,10 @@ class H5Writer {
   void write_attribute(const std::string& object, const std::string& name,
                        const std::vector<std::int64_t>& value);
 
-  /// Writes the interior of `field` (shape extent + 2 * ghost per axis, on the device) as this
-  /// rank's block of the global dataset `dataset` of shape `global_cells`. Collective.
-  void write_field(const std::string& dataset, const Field3D& field, int ghost,
+  /// Writes the interior of `field` (shape extent + 2 * ghost per axis; a device View through
+  /// stratus::grid_array) as this rank's block of the global dataset `dataset` of shape
+  /// `global_cells`. Collective.
+  void write_field(const std::string& dataset, const GridArray& field, int ghost,
                    const GridBlock& block, std::array<std::int64_t, 3> global_cells);
 
   /// Flushes and closes (collective); a second close() does nothing, any other call afterwards

@@ -17,7 +17,7 @@
 // Row r of every value is the atom with global id r, whatever the decomposition.
 #pragma once
 
-#include "stratus/core/types.hpp"
+#include "stratus/core/scalar.hpp"
 #include "stratus/io/lammps_data.hpp"
 
 #include <hdf5.h>
@@ -25,17 +25,20 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace stratus::io {
 
-/// Per-atom device arrays as the MD solver keeps them (the same types as
-/// stratus::kernels::md::Vectors, Types, Ids and Images): owned atoms are rows [0, nlocal).
-using H5mdVectors = Kokkos::View<Real* [3], Kokkos::LayoutRight, DevMemSpace>;
-using H5mdTypes = Kokkos::View<int*, DevMemSpace>;
-using H5mdIds = Kokkos::View<GlobalId*, DevMemSpace>;
-using H5mdImages = Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>;
+/// This rank's atoms of one frame in host memory, row i of every column the same atom (the
+/// md solver copies them from the device: stratus::md::append_frame).
+struct H5mdRows {
+  std::span<const double> x, v;  ///< 3 per atom
+  std::span<const int> type;
+  std::span<const GlobalId> id;
+  std::span<const int> image;  ///< 3 per atom
+};
 
 /// An H5MD 1.1 trajectory file, one frame appended per call, written collectively over `comm`.
 class H5mdWriter {
@@ -59,14 +62,13 @@ class H5mdWriter {
   H5mdWriter(const H5mdWriter&) = delete;
   H5mdWriter& operator=(const H5mdWriter&) = delete;
 
-  /// Appends one frame (collective): rows [0, nlocal) of the device views are this rank's owned
+  /// Appends one frame (collective): rows [0, nlocal) of `rows` are this rank's owned
   /// atoms (any order, any split across ranks, nlocal may be 0). Together the ranks must own
   /// every id in [0, natoms) exactly once; otherwise throws RuntimeError on every rank before
   /// anything is written. Atoms are redistributed by id (MPI_Alltoallv) so that each rank writes
   /// one contiguous block of rows; the file is flushed afterwards, so a run killed later
   /// still leaves every frame appended so far readable.
-  void append(std::int64_t step, double time, const H5mdVectors& x, const H5mdVectors& v,
-              const H5mdTypes& type, const H5mdIds& id, const H5mdImages& image, int nlocal);
+  void append(std::int64_t step, double time, const H5mdRows& rows, int nlocal);
 
   /// Flushes and closes (collective); a second close() does nothing, append() afterwards
   /// throws RuntimeError. Called by the destructor if not done before.

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
-#include "stratus/core/types.hpp"
+#include "stratus/core/scalar.hpp"
 
 #include <array>
 #include <cstdint>

@@ -51,3 +51,12 @@ KOKKOS_INLINE_FUNCTION constexpr T pi() {
 }
 
 }  // namespace stratus::kmath
+
+namespace stratus {
+
+/// The host mirror type of a View: View::host_mirror_type exists from Kokkos 3.x to 5.x, while
+/// View::HostMirror is deprecated from 4.x on.
+template <class View>
+using HostMirrorOf = typename View::host_mirror_type;
+
+}  // namespace stratus

@@ -36,8 +36,8 @@ class CufftPlan final : public LocalPlan {
       idist = nc;
     }
     std::size_t work = 0;
-    check(cufftMakePlanMany64(plan_, 1, &n, nullptr, 1, idist, nullptr, 1, odist, type,
-                              lines.batch, &work),
+    check(cufftMakePlanMany64(plan_, 1, &n, nullptr, 1, idist, nullptr, 1, odist, type, lines.batch,
+                              &work),
           "cufftMakePlanMany64");
   }
   ~CufftPlan() override { cufftDestroy(plan_); }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
+#include "stratus/core/kokkos_compat.hpp"
 #include "stratus/core/types.hpp"
 
 #include <mpi.h>
@@ -83,12 +84,13 @@ class GridHalo {
   std::array<int, 2> count_{};
   // send/recv buffers per axis and side, on the device and their host mirrors
   std::array<std::array<Kokkos::View<Real*, DevMemSpace>, 2>, 3> send_, recv_;
-  std::array<std::array<Kokkos::View<Real*, DevMemSpace>::HostMirror, 2>, 3> send_host_, recv_host_;
+  std::array<std::array<HostMirrorOf<Kokkos::View<Real*, DevMemSpace>>, 2>, 3> send_host_,
+      recv_host_;
   // neighbour rank per axis and side (MPI_PROC_NULL at a non-periodic wall)
   std::array<std::array<int, 2>, 3> neighbor_{};
   // table of the data pointers of the fields of the last exchange, on the device and the host
   Kokkos::View<detail::HaloFieldPointer*, DevMemSpace> field_ptrs_;
-  Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>::HostMirror field_ptrs_host_;
+  HostMirrorOf<Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>> field_ptrs_host_;
   int field_ptrs_count_ = 0;  // entries of the table that are valid on the device
 };
 
