@@ -38,8 +38,10 @@ if("CUDA" IN_LIST STRATUS_KOKKOS_BACKENDS)
       "only the device code with nvcc_wrapper; host-only code (decks, CLI, HDF5) stays with g++.")
   endif()
   # fmt's compile-time format checks (consteval) do not compile under nvcc: device-floor code
-  # checks its format strings at run time instead (host-compiled code keeps the checks).
-  list(APPEND STRATUS_DEVICE_COMPILE_DEFINITIONS "FMT_CONSTEVAL=")
+  # checks its format strings at run time instead (host-compiled code keeps the checks). fmt 9
+  # also turns its FMT_CONSTEXPR off when it sees __NVCC__ but keeps plain constexpr functions
+  # that call them, which g++ rejects in C++20; nvcc 12+ handles constexpr, so keep it on.
+  list(APPEND STRATUS_DEVICE_COMPILE_DEFINITIONS "FMT_CONSTEVAL=" "FMT_USE_CONSTEXPR=1")
   message(STATUS "Stratus: CUDA build (Kokkos_ARCH ${Kokkos_ARCH}); the device floor is compiled by nvcc_wrapper")
 endif()
 

@@ -39,14 +39,6 @@ std::string misfit(std::array<int, 2> g, std::array<std::int64_t, 3> n) {
   return "";
 }
 
-bool mpi_reads_device_memory() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 std::array<int, 2> choose_process_grid(int ranks, std::array<std::int64_t, 3> n,
@@ -127,8 +119,7 @@ DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, con
   } else {
     throw InputError("unknown FFT backend \"" + backend + "\" (auto, fftw3 or cufft)");
   }
-  const bool gpu_aware =
-      options.gpu_aware_mpi == 1 || (options.gpu_aware_mpi < 0 && mpi_reads_device_memory());
+  const MpiTransport transport = options.transport;
 
   auto ranges = [](std::int64_t total, int parts) {
     Ranges r;
@@ -143,10 +134,10 @@ DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, con
   const BlockLayout lc{{n[0], kyl, zl}, {2, 1, 0}};
   const Ranges y_ranges = ranges(n[1], grid_[1]), z_ranges = ranges(nzc, grid_[1]);
   const Ranges x_ranges = ranges(n[0], grid_[0]), ky_ranges = ranges(n[1], grid_[0]);
-  row_forward_ = std::make_unique<Transpose>(row_, la, lb, 1, 2, y_ranges, z_ranges, gpu_aware);
-  row_backward_ = std::make_unique<Transpose>(row_, lb, la, 2, 1, z_ranges, y_ranges, gpu_aware);
-  col_forward_ = std::make_unique<Transpose>(col_, lb, lc, 0, 1, x_ranges, ky_ranges, gpu_aware);
-  col_backward_ = std::make_unique<Transpose>(col_, lc, lb, 1, 0, ky_ranges, x_ranges, gpu_aware);
+  row_forward_ = std::make_unique<Transpose>(row_, la, lb, 1, 2, y_ranges, z_ranges, transport);
+  row_backward_ = std::make_unique<Transpose>(row_, lb, la, 2, 1, z_ranges, y_ranges, transport);
+  col_forward_ = std::make_unique<Transpose>(col_, lb, lc, 0, 1, x_ranges, ky_ranges, transport);
+  col_backward_ = std::make_unique<Transpose>(col_, lc, lb, 1, 0, ky_ranges, x_ranges, transport);
 
   a_ = SpectralField(Kokkos::ViewAllocateWithoutInitializing("fft::a"), xl, yl, nzc);
   b_ = SpectralField(Kokkos::ViewAllocateWithoutInitializing("fft::b"), xl, zl, n[1]);

@@ -52,7 +52,7 @@ struct BufferPlace {
 }  // namespace
 
 Transpose::Transpose(MPI_Comm comm, BlockLayout in, BlockLayout out, int split_in, int split_out,
-                     const Ranges& in_ranges, const Ranges& out_ranges, bool gpu_aware)
+                     const Ranges& in_ranges, const Ranges& out_ranges, MpiTransport transport)
     : comm_(comm), in_(in), out_(out), split_in_(split_in), split_out_(split_out) {
   MPI_Comm_size(comm, &size_);
   if (static_cast<int>(in_ranges.size()) != size_ || static_cast<int>(out_ranges.size()) != size_)
@@ -96,15 +96,10 @@ Transpose::Transpose(MPI_Comm comm, BlockLayout in, BlockLayout out, int split_i
   in_begin_ = to_device("fft::in_begin", ib);
   in_extent_ = to_device("fft::in_extent", ie);
   recv_offset_ = to_device("fft::recv_offset", ro);
-  send_ = Kokkos::View<Complex*, DevMemSpace>(Kokkos::ViewAllocateWithoutInitializing("fft::send"),
-                                              send_total);
-  recv_ = Kokkos::View<Complex*, DevMemSpace>(Kokkos::ViewAllocateWithoutInitializing("fft::recv"),
-                                              recv_total);
-  stage_ = !gpu_aware && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible;
-  if (stage_) {
-    send_host_ = Kokkos::create_mirror_view(send_);
-    recv_host_ = Kokkos::create_mirror_view(recv_);
-  }
+  send_ = MpiBuffer<Complex>("fft::send", transport);
+  recv_ = MpiBuffer<Complex>("fft::recv", transport);
+  send_.allocate(static_cast<std::size_t>(send_total));
+  recv_.allocate(static_cast<std::size_t>(recv_total));
   (void)rank;
 }
 
@@ -138,8 +133,8 @@ void Transpose::execute(const Complex* in, Complex* out) {
   }
   const ConstComplexArray src(in, in_.size());
   const ComplexArray dst(out, out_.size());
-  const auto send = send_;
-  const auto recv = recv_;
+  const auto send = send_.device();
+  const auto recv = recv_.device();
   {
     // Pack: every input element goes to the rank that owns its index along split_out, at its
     // place in the box (split_out range of that rank) x (this rank's input) in logical order.
@@ -155,13 +150,10 @@ void Transpose::execute(const Complex* in, Complex* out) {
         "fft::transpose_pack", Kokkos::RangePolicy<DevExecSpace>(0, in_.size()),
         KOKKOS_LAMBDA(const std::int64_t idx) { send(place(idx)) = src(idx); });
   }
-  Kokkos::fence();
-  if (stage_) Kokkos::deep_copy(send_host_, send_);
-  Complex* sbuf = stage_ ? send_host_.data() : send_.data();
-  Complex* rbuf = stage_ ? recv_host_.data() : recv_.data();
-  MPI_Alltoallv(sbuf, send_counts_.data(), send_displs_.data(), MPI_C_DOUBLE_COMPLEX, rbuf,
-                recv_counts_.data(), recv_displs_.data(), MPI_C_DOUBLE_COMPLEX, comm_);
-  if (stage_) Kokkos::deep_copy(recv_, recv_host_);
+  send_.to_mpi(0, send_.size());
+  MPI_Alltoallv(send_.mpi(), send_counts_.data(), send_displs_.data(), MPI_C_DOUBLE_COMPLEX,
+                recv_.mpi(), recv_counts_.data(), recv_displs_.data(), MPI_C_DOUBLE_COMPLEX, comm_);
+  recv_.from_mpi(0, recv_.size());
   {
     // Unpack: every output element comes from the rank that owned its index along split_in.
     const BufferPlace place{storage_extents(out_),

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "stratus/core/kokkos_compat.hpp"
+#include "stratus/core/mpi_buffer.hpp"
 #include "stratus/fft/distributed_fft.hpp"
 
 #include <mpi.h>
@@ -30,29 +31,30 @@ class Transpose {
   /// `in`/`out`: this rank's layouts; axis `split_in` is split over `comm` in the input as
   /// `in_ranges` says (whole in the output), axis `split_out` is whole in the input and split as
   /// `out_ranges` says in the output. The third axis is the same on every rank of `comm`.
-  /// `gpu_aware`: MPI reads device memory. Not collective; `comm` is borrowed.
+  /// `transport`: how MPI reaches the buffers. Not collective; `comm` is borrowed.
   Transpose(MPI_Comm comm, BlockLayout in, BlockLayout out, int split_in, int split_out,
-            const Ranges& in_ranges, const Ranges& out_ranges, bool gpu_aware);
+            const Ranges& in_ranges, const Ranges& out_ranges, MpiTransport transport);
 
   /// Collective over the communicator. `in` and `out` are distinct device arrays.
   void execute(const Complex* in, Complex* out);
 
- private:
+  /// The single-rank transpose: a permutation of the axes (public: nvcc takes device lambdas
+  /// only in public members).
   void local_permute(const Complex* in, Complex* out) const;
+
+ private:
 
   MPI_Comm comm_;
   int size_ = 1;
   BlockLayout in_, out_;
   int split_in_, split_out_;
-  bool stage_ = false;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
   // device tables: owner rank of each global index along split_out / split_in, and per rank
   // the begin and extent of its range and the offset of its part of the buffer
   Kokkos::View<int*, DevMemSpace> owner_out_, owner_in_;
   Kokkos::View<std::int64_t*, DevMemSpace> out_begin_, out_extent_, send_offset_;
   Kokkos::View<std::int64_t*, DevMemSpace> in_begin_, in_extent_, recv_offset_;
-  Kokkos::View<Complex*, DevMemSpace> send_, recv_;
-  HostMirrorOf<Kokkos::View<Complex*, DevMemSpace>> send_host_, recv_host_;
+  MpiBuffer<Complex> send_, recv_;
 };
 
 }  // namespace stratus::fft

@@ -2,11 +2,7 @@
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
-#include "stratus/solvers/euler.hpp"
-#include "stratus/solvers/heat.hpp"
-#include "stratus/solvers/md/md_solver.hpp"
 #include "stratus/solvers/solver.hpp"
-#include "stratus/solvers/spectral.hpp"
 
 #include <fmt/format.h>
 
@@ -30,32 +26,6 @@ std::vector<std::string> SolverRegistry::names() const {
   std::vector<std::string> out;
   for (const auto& e : entries_) out.push_back(e.name);
   return out;
-}
-
-void register_builtin_solvers(SolverRegistry& registry) {
-  registry.add(SolverEntry{
-      "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid",
-      [](Schema& s) { HeatSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); }});
-  registry.add(
-      SolverEntry{"md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
-                  [](Schema& s) { md::MdSolver::declare_sections(s); },
-                  [](Context& ctx, const io::Deck& deck) {
-                    return std::make_unique<md::MdSolver>(ctx, deck);
-                  }});
-  registry.add(SolverEntry{
-      "spectral",
-      "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed FFTs)",
-      [](Schema& s) { SpectralSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) {
-        return std::make_unique<SpectralSolver>(ctx, deck);
-      }});
-  registry.add(SolverEntry{
-      "euler",
-      "compressible finite-volume Euler and Navier-Stokes equations on a block-decomposed "
-      "Cartesian grid",
-      [](Schema& s) { EulerSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); }});
 }
 
 Schema common_schema(const SolverRegistry& registry) {
@@ -132,7 +102,8 @@ void section_markdown(std::string& out, const SectionSpec& s) {
   for (const auto& p : s.params) {
     out += fmt::format(
         "| `{}` | {} | {} | {} | {} |\n", p.name, markdown_escape(p.expectation()),
-        p.default_value ? "`" + markdown_escape(to_toml(*p.default_value)) + "`" : "**required**",
+        p.default_value ? fmt::format("`{}`", markdown_escape(to_toml(*p.default_value)))
+                        : std::string("**required**"),
         p.unit_name.empty() ? "" : p.unit_name, markdown_escape(p.doc));
   }
   out += "\n";

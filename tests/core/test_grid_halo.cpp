@@ -1,5 +1,6 @@
 // GridHalo: after an exchange every ghost cell (faces, edges, corners) holds the value of the
-// periodically wrapped global cell it mirrors, and ghosts on a non-periodic wall are untouched.
+// periodically wrapped global cell it mirrors, and ghosts on a non-periodic wall are untouched;
+// with both MPI transports (staged copies through host buffers on CPUs too).
 #include "stratus/core/error.hpp"
 #include "stratus/core/grid_halo.hpp"
 #include "test_context.hpp"
@@ -115,11 +116,11 @@ std::string describe(const HaloCase& c, const CartDecomposition& d) {
   return out.str();
 }
 
-void run_case(const HaloCase& c) {
+void run_case(const HaloCase& c, MpiTransport transport) {
   CartDecomposition d(comm(), c.periodic, c.hint);
   const GridBlock b = d.local_block(c.cells);
   // Planned for one field more than used: exchanging fewer than planned must work.
-  GridHalo halo(d, b.extent, c.ghost, c.nfields + 1);
+  GridHalo halo(d, b.extent, c.ghost, c.nfields + 1, transport);
   EXPECT_EQ(halo.ghost_width(), c.ghost);
   auto fields = make_fields(b, c.ghost, c.nfields);
   halo.exchange(fields);
@@ -133,6 +134,11 @@ void run_case(const HaloCase& c) {
     const std::string err = check_field(fields[f], f, b, c.ghost, c.cells, c.periodic);
     EXPECT_TRUE(err.empty()) << "second exchange, " << describe(c, d) << "\n" << err;
   }
+}
+
+void run_case(const HaloCase& c) {
+  run_case(c, MpiTransport::direct);
+  run_case(c, MpiTransport::staged);
 }
 
 const Index3 kCells{10, 9, 8};
@@ -176,7 +182,7 @@ TEST(GridHalo, ChangingTheSetOfFieldsBetweenExchanges) {
   const std::array<bool, 3> periodic{true, false, true};
   CartDecomposition d(comm(), periodic);
   const GridBlock b = d.local_block(kCells);
-  GridHalo halo(d, b.extent, 2, 3);
+  GridHalo halo(d, b.extent, 2, 3, MpiTransport::staged);
   auto a = make_fields(b, 2, 1, 0);
   halo.exchange(a);
   EXPECT_EQ(check_field(a[0], 0, b, 2, kCells, periodic), "");
@@ -192,14 +198,15 @@ TEST(GridHalo, ChangingTheSetOfFieldsBetweenExchanges) {
 TEST(GridHalo, RejectsTooManyFieldsAndWrongShapes) {
   CartDecomposition d(comm(), {true, true, true});
   const GridBlock b = d.local_block(kCells);
-  GridHalo halo(d, b.extent, 1, 1);
+  GridHalo halo(d, b.extent, 1, 1, MpiTransport::direct);
   auto two = make_fields(b, 1, 2);
   EXPECT_THROW(halo.exchange(two), Error);
   auto wrong = make_fields(b, 2, 1);  // ghost width 2, halo planned for 1
   EXPECT_THROW(halo.exchange(wrong), Error);
   EXPECT_NO_THROW(halo.exchange({}));
   // Ghosts wider than the block cannot be filled from a neighbour's interior.
-  EXPECT_THROW(GridHalo(d, b.extent, static_cast<int>(b.extent[2]) + 1, 1), Error);
+  EXPECT_THROW(GridHalo(d, b.extent, static_cast<int>(b.extent[2]) + 1, 1, MpiTransport::direct),
+               Error);
 }
 
 }  // namespace
@@ -216,7 +223,7 @@ TEST(GridHalo, PerAxisWidthsSplitPhaseAndAfterAxis) {
   const std::array<int, 3> g{2, 0, 1};
   CartDecomposition d(comm(), {true, true, true}, {0, 1, 0});
   const GridBlock b = d.local_block(cells);
-  GridHalo halo(d, b.extent, g, 2);
+  GridHalo halo(d, b.extent, g, 2, MpiTransport::staged);
   EXPECT_EQ(halo.ghost_width(), 2);
   std::vector<Field3D> fields;
   for (int f = 0; f < 2; ++f) {

@@ -46,6 +46,58 @@ double global_max(double v) {
   return g;
 }
 
+// Device kernels of the tests: free functions, since nvcc takes device lambdas only there (a
+// TEST body is a private member function).
+
+/// max |scale b - a| over this rank's points.
+double max_scaled_difference(const RealField& b, double scale, const RealField& a) {
+  double err = 0;
+  Kokkos::parallel_reduce(
+      "test::roundtrip", Kokkos::RangePolicy<DevExecSpace>(0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i, double& e) {
+        for (std::size_t j = 0; j < a.extent(1); ++j)
+          for (std::size_t k = 0; k < a.extent(2); ++k) {
+            const double d = kmath::fabs(b(i, j, k) * scale - a(i, j, k));
+            e = e > d ? e : d;
+          }
+      },
+      Kokkos::Max<double>(err));
+  return err;
+}
+
+/// max |a| over this rank's points.
+double max_abs(const RealField& a) {
+  double mag = 0;
+  Kokkos::parallel_reduce(
+      "test::max", Kokkos::RangePolicy<DevExecSpace>(0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i, double& e) {
+        for (std::size_t j = 0; j < a.extent(1); ++j)
+          for (std::size_t k = 0; k < a.extent(2); ++k) {
+            const double d = kmath::fabs(a(i, j, k));
+            e = e > d ? e : d;
+          }
+      },
+      Kokkos::Max<double>(mag));
+  return mag;
+}
+
+/// u = cos(2 pi (a i/Nx + b j/Ny + c k/Nz)) + m on this rank's block, which starts at (bx, by, 0).
+void fill_wave(const RealField& u, std::int64_t bx, std::int64_t by, std::array<std::int64_t, 3> n,
+               int a, int b, int c, double m) {
+  const double two_pi = 2.0 * M_PI;
+  const double nx = static_cast<double>(n[0]), ny = static_cast<double>(n[1]),
+               nz = static_cast<double>(n[2]);
+  Kokkos::parallel_for(
+      "test::wave",
+      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({0, 0, 0},
+                                                           {u.extent(0), u.extent(1), u.extent(2)}),
+      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j, const std::int64_t k) {
+        const double gi = static_cast<double>(bx + i);
+        const double gj = static_cast<double>(by + j);
+        u(i, j, k) = kmath::cos(two_pi * (a * gi / nx + b * gj / ny + c * k / nz)) + m;
+      });
+}
+
 /// Serial FFTW r2c of the whole grid, [i][j][k] with k < Nz/2+1.
 std::vector<std::complex<double>> serial_transform(std::array<std::int64_t, 3> n) {
   const std::int64_t nzc = n[2] / 2 + 1;
@@ -100,10 +152,13 @@ std::vector<Case> cases() {
 
 }  // namespace
 
+// Both MPI transports: MPI on the device buffers, and through separate host copies.
 TEST(DistributedFft, RoundTripToRoundOff) {
-  for (const auto& c : cases()) {
+  for (const auto& c : cases())
+  for (const MpiTransport t : {MpiTransport::direct, MpiTransport::staged}) {
     Options o;
     o.decomposition = c.d;
+    o.transport = t;
     DistributedFft f(comm(), c.n, o);
     if (c.d == Decomposition::pencil && ranks() > 1) {
       EXPECT_EQ(f.decomposition(), Decomposition::pencil);
@@ -114,25 +169,7 @@ TEST(DistributedFft, RoundTripToRoundOff) {
     f.forward(u, s);
     f.backward(s, back);
     const double scale = 1.0 / static_cast<double>(c.n[0] * c.n[1] * c.n[2]);
-    double err = 0, mag = 0;
-    Kokkos::parallel_reduce(
-        "test::roundtrip", Kokkos::RangePolicy<DevExecSpace>(0, u.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t i, double& e) {
-          for (std::size_t j = 0; j < u.extent(1); ++j)
-            for (std::size_t k = 0; k < u.extent(2); ++k)
-              e = e > kmath::fabs(back(i, j, k) * scale - u(i, j, k))
-                      ? e
-                      : kmath::fabs(back(i, j, k) * scale - u(i, j, k));
-        },
-        Kokkos::Max<double>(err));
-    Kokkos::parallel_reduce(
-        "test::max", Kokkos::RangePolicy<DevExecSpace>(0, u.extent(0)),
-        KOKKOS_LAMBDA(const std::int64_t i, double& e) {
-          for (std::size_t j = 0; j < u.extent(1); ++j)
-            for (std::size_t k = 0; k < u.extent(2); ++k)
-              e = e > kmath::fabs(u(i, j, k)) ? e : kmath::fabs(u(i, j, k));
-        },
-        Kokkos::Max<double>(mag));
+    double err = max_scaled_difference(back, scale, u), mag = max_abs(u);
     err = global_max(err);
     mag = global_max(mag);
     EXPECT_LT(err / mag, 1e-14) << f.describe() << " " << c.n[0] << "x" << c.n[1] << "x" << c.n[2];
@@ -151,24 +188,13 @@ TEST(DistributedFft, KnownSignal) {
     DistributedFft f(comm(), n, o);
     RealField u = f.make_real("u");
     const std::int64_t bx = f.real_block().begin[0], by = f.real_block().begin[1];
-    const double two_pi = 2.0 * M_PI;
-    const double nx = static_cast<double>(n[0]), ny = static_cast<double>(n[1]),
-                 nz = static_cast<double>(n[2]);
-    Kokkos::parallel_for(
-        "test::wave",
-        Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
-            {0, 0, 0}, {u.extent(0), u.extent(1), u.extent(2)}),
-        KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j, const std::int64_t k) {
-          const double gi = static_cast<double>(bx + i);
-          const double gj = static_cast<double>(by + j);
-          u(i, j, k) = kmath::cos(two_pi * (a * gi / nx + b * gj / ny + c * k / nz)) + m;
-        });
+    fill_wave(u, bx, by, n, a, b, c, m);
     SpectralField s = f.make_spectral("s");
     f.forward(u, s);
     auto h = Kokkos::create_mirror_view(s);
     Kokkos::deep_copy(h, s);
     const auto sb = f.spectral_block();
-    const double total = nx * ny * nz;
+    const double total = static_cast<double>(n[0] * n[1] * n[2]);
     double err = 0;
     for (std::int64_t kz = 0; kz < sb.extent[2]; ++kz)
       for (std::int64_t ky = 0; ky < sb.extent[1]; ++ky)

@@ -1,7 +1,8 @@
 // AtomExchange: migration delivers every atom to its owner with its data and images, ghosts hold
 // every neighbour within the cutoff (checked against a brute force over all periodic images of
 // the gathered system), updates follow the owners and reverse_forces brings every ghost's force
-// home. Errors: test_atom_exchange_errors.cpp.
+// home; with both MPI transports (staged copies through host buffers run on CPUs too). Errors:
+// test_atom_exchange_errors.cpp.
 #include "stratus/solvers/md/atom_exchange.hpp"
 
 #include <fmt/format.h>
@@ -79,6 +80,7 @@ void check_owned(const CartDecomposition& dec, const AtomData& atoms,
 // on periodic axes, with images), migrated; `check` gets the expected unwrapped positions.
 template <class F>
 void for_each_migrated(F&& check) {
+  for (const MpiTransport transport : {MpiTransport::direct, MpiTransport::staged}) {
   unsigned seed = 1;
   for (const Layout& s : layouts()) {
     const CartDecomposition dec(comm(), s.periodic, s.hint);
@@ -93,11 +95,12 @@ void for_each_migrated(F&& check) {
       for (std::size_t i = 0; i < pos.size(); ++i) {
         for (int d = 0; d < 3; ++d) unwrapped[i][d] += images[i][d] * kBox.length(d);
       }
-      AtomExchange exchange(dec, kBox, kCutoff);
+      AtomExchange exchange(dec, kBox, kCutoff, transport);
       exchange.migrate(atoms);
-      SCOPED_TRACE(describe(dec, config));
+      SCOPED_TRACE(describe(dec, config) + (transport == MpiTransport::staged ? ", staged" : ""));
       check(dec, exchange, atoms, unwrapped);
     }
+  }
   }
 }
 
@@ -120,7 +123,7 @@ TEST(AtomExchange, MigrateDealsOutRoundRobinAtoms) {
     }
     AtomData atoms;
     upload(atoms, mine);
-    AtomExchange exchange(dec, kBox, kCutoff);
+    AtomExchange exchange(dec, kBox, kCutoff, MpiTransport::staged);
     exchange.migrate(atoms);
     SCOPED_TRACE(describe(dec, "round-robin"));
     check_owned(dec, atoms, pos);
@@ -137,7 +140,7 @@ TEST(AtomExchange, AtomsOnTheBoxEdgeWrapIntoIt) {
   AtomData atoms;
   upload(atoms, {HostAtom{{kBox.hi[0], local.lo[1], local.lo[2]}, {}, {2, 0, 0}, first, 1},
                  HostAtom{{below, local.lo[1], local.lo[2]}, {}, {0, 0, 0}, first + 1, 1}});
-  AtomExchange exchange(dec, kBox, kCutoff);
+  AtomExchange exchange(dec, kBox, kCutoff, MpiTransport::direct);
   exchange.migrate(atoms);
   auto mine = download(atoms, 0, atoms.nlocal);
   ASSERT_EQ(mine.size(), 2u);
@@ -346,7 +349,7 @@ TEST(AtomExchange, RepeatedStepsKeepAtomsAndGhostsRight) {
   }
   AtomData atoms;
   upload(atoms, mine);
-  AtomExchange exchange(dec, box, kCutoff);
+  AtomExchange exchange(dec, box, kCutoff, MpiTransport::staged);
   exchange.migrate(atoms);
   exchange.build_ghosts(atoms);
   for (int cycle = 0; cycle < 6; ++cycle) {

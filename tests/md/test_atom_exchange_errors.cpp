@@ -46,7 +46,7 @@ TEST(AtomExchange, AtomTwoSubdomainsAwayIsReportedOnEveryRank) {
       list.push_back({{kBox.lo[0] + 2.5 * width, 2.0, 3.0}, {}, {}, 41, 0});
     }
     upload(atoms, list);
-    AtomExchange exchange(dec, kBox, kCutoff);
+    AtomExchange exchange(dec, kBox, kCutoff, MpiTransport::direct);
     const std::string msg = expect_throw_everywhere<RuntimeError>([&] { exchange.migrate(atoms); });
     EXPECT_NE(msg.find(periodic ? "atom 40 at (" : "atom 41 at ("), std::string::npos) << msg;
     EXPECT_NE(msg.find("more than one subdomain along x"), std::string::npos) << msg;
@@ -66,7 +66,7 @@ TEST(AtomExchange, LeavingThroughAWallOrBlowingUpIsReportedOnEveryRank) {
     std::vector<HostAtom> list;
     if (my_rank() == nranks() - 1) list.push_back({x, {}, {}, 123456789012LL + which, 0});
     upload(atoms, list);
-    AtomExchange exchange(dec, kBox, kCutoff);
+    AtomExchange exchange(dec, kBox, kCutoff, MpiTransport::direct);
     const std::string msg = expect_throw_everywhere<RuntimeError>([&] { exchange.migrate(atoms); });
     EXPECT_NE(msg.find(fmt::format("atom {} at (", 123456789012LL + which)), std::string::npos)
         << msg;
@@ -81,7 +81,7 @@ TEST(AtomExchange, SubdomainThinnerThanTheCutoffIsAnInputError) {
   const Box box{{0, 0, 0}, {10, 10, nranks() == 4 ? 9.0 : 2.0 * nranks()}};
   const CartDecomposition dec(comm(), {true, true, true}, {1, 1, nranks()});
   const std::string msg =
-      expect_throw_everywhere<InputError>([&] { AtomExchange exchange(dec, box, kCutoff); });
+      expect_throw_everywhere<InputError>([&] { AtomExchange exchange(dec, box, kCutoff, MpiTransport::direct); });
   EXPECT_NE(msg.find("along z"), std::string::npos) << msg;
   EXPECT_NE(msg.find(fmt::format("{}", box.length(2) / nranks())), std::string::npos) << msg;
   EXPECT_NE(msg.find("2.5"), std::string::npos) << msg;
@@ -93,14 +93,14 @@ TEST(AtomExchange, SubdomainThinnerThanTheCutoffIsAnInputError) {
   // A thin non-periodic axis on one rank exchanges nothing: accepted.
   const CartDecomposition walls(comm(), {true, true, false}, {0, 0, 1});
   const Box thin{{0, 0, 0}, {10, 10, 1}};
-  EXPECT_NO_THROW(AtomExchange(walls, thin, kCutoff));
+  EXPECT_NO_THROW(AtomExchange(walls, thin, kCutoff, MpiTransport::direct));
 }
 
 TEST(AtomExchange, UpdateNeedsAPlanOfTheSameAtoms) {
   const CartDecomposition dec(comm(), {true, true, true});
   AtomData atoms;
   upload(atoms, {});
-  AtomExchange exchange(dec, kBox, kCutoff);
+  AtomExchange exchange(dec, kBox, kCutoff, MpiTransport::direct);
   EXPECT_THROW(exchange.update_ghosts(atoms), RuntimeError);
   exchange.build_ghosts(atoms);
   EXPECT_NO_THROW(exchange.update_ghosts(atoms));

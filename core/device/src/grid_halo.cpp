@@ -81,12 +81,12 @@ void copy_slab(const Slab& slab, const Kokkos::View<Real*, DevMemSpace>& buf,
 }  // namespace
 
 GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
-                   int ghost_width, int max_fields)
+                   int ghost_width, int max_fields, MpiTransport transport)
     : GridHalo(decomposition, local_extent,
-               std::array<int, 3>{ghost_width, ghost_width, ghost_width}, max_fields) {}
+               std::array<int, 3>{ghost_width, ghost_width, ghost_width}, max_fields, transport) {}
 
 GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
-                   std::array<int, 3> ghost_widths, int max_fields)
+                   std::array<int, 3> ghost_widths, int max_fields, MpiTransport transport)
     : decomposition_(decomposition),
       extent_(local_extent),
       ghost_(ghost_widths),
@@ -119,10 +119,10 @@ GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64
               fmt::format("GridHalo: a face of {} values is too large for one MPI message", count));
       const std::string name =
           fmt::format("stratus::GridHalo::{}{}", kAxisName[a], side == 0 ? "lo" : "hi");
-      send_[a][side] = Kokkos::View<Real*, DevMemSpace>(name + ".send", count);
-      recv_[a][side] = Kokkos::View<Real*, DevMemSpace>(name + ".recv", count);
-      send_host_[a][side] = Kokkos::create_mirror_view(send_[a][side]);
-      recv_host_[a][side] = Kokkos::create_mirror_view(recv_[a][side]);
+      send_[a][side] = MpiBuffer<Real>(name + ".send", transport);
+      recv_[a][side] = MpiBuffer<Real>(name + ".recv", transport);
+      send_[a][side].allocate(static_cast<std::size_t>(count));
+      recv_[a][side].allocate(static_cast<std::size_t>(count));
     }
   }
   field_ptrs_ = Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>("stratus::GridHalo::fields",
@@ -209,23 +209,20 @@ void GridHalo::post_axis(int a) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
     count_[side] = static_cast<int>(face_slab(extent_, ghost_, a, side, false).cells() * nf);
     // Our low ghosts hold what the low neighbour sent travelling +1, and vice versa.
-    MPI_Irecv(recv_host_[a][side].data(), count_[side], MPI_DOUBLE, neighbor_[a][side],
+    MPI_Irecv(recv_[a][side].mpi(), count_[side], MPI_DOUBLE, neighbor_[a][side],
               tag(a, side == 0 ? 1 : -1), comm, &requests_[side]);
   }
 
   // Pack both faces, each with one kernel over all fields.
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-    copy_slab(face_slab(extent_, ghost_, a, side, true), send_[a][side], field_ptrs_, nf_, stride_,
-              true);
+    copy_slab(face_slab(extent_, ghost_, a, side, true), send_[a][side].device(), field_ptrs_, nf_,
+              stride_, true);
   }
-  DevExecSpace().fence();
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-    const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count_[side]));
-    Kokkos::deep_copy(Kokkos::subview(send_host_[a][side], range),
-                      Kokkos::subview(send_[a][side], range));
-    MPI_Isend(send_host_[a][side].data(), count_[side], MPI_DOUBLE, neighbor_[a][side],
+    send_[a][side].to_mpi(0, static_cast<std::size_t>(count_[side]));
+    MPI_Isend(send_[a][side].mpi(), count_[side], MPI_DOUBLE, neighbor_[a][side],
               tag(a, side == 0 ? -1 : 1), comm, &requests_[2 + side]);
   }
 }
@@ -236,11 +233,9 @@ void GridHalo::complete_axis(int a) {
   // Unpack the received ghost layers; faces at a wall keep what the solver put there.
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
-    const auto range = std::make_pair(std::size_t{0}, static_cast<std::size_t>(count_[side]));
-    Kokkos::deep_copy(Kokkos::subview(recv_[a][side], range),
-                      Kokkos::subview(recv_host_[a][side], range));
-    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side], field_ptrs_, nf_, stride_,
-              false);
+    recv_[a][side].from_mpi(0, static_cast<std::size_t>(count_[side]));
+    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side].device(), field_ptrs_,
+              nf_, stride_, false);
   }
   // The next axis packs ghosts written here (kernels on one space run in order); the fence
   // makes the result visible to the caller however it reads the fields.

@@ -1,6 +1,7 @@
 // The Euler solver's setup from a checked deck: grid, decomposition, scheme, gas, boundaries
 // and the initial condition of the chosen problem.
 #include "euler_names.hpp"
+#include "stratus/core/device.hpp"
 #include "stratus/solvers/euler.hpp"
 
 #include <fmt/format.h>
@@ -165,7 +166,8 @@ EulerSolver::EulerSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(
     states_ = ke::State("euler::face_states", 2 * ke::kVars, shape(0), shape(1), shape(2));
   for (int v = 0; v < ke::kVars; ++v)
     fields_.push_back(Kokkos::subview(u_, v, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL));
-  halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, ghosts, ke::kVars);
+  halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, ghosts, ke::kVars,
+                                     device::choice(ctx_).transport);
 
   setup_problem();
   dt_ = next_dt();

@@ -1,3 +1,4 @@
+#include "stratus/core/device.hpp"
 #include "stratus/core/field_io.hpp"
 #include "stratus/solvers/heat.hpp"
 
@@ -125,7 +126,8 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
   const auto shape = [&](int a) { return static_cast<std::size_t>(block_.extent[a] + 2 * g); };
   u_ = Field3D("heat::u", shape(0), shape(1), shape(2));
   next_ = Field3D("heat::next", shape(0), shape(1), shape(2));
-  halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, g, 1);
+  halo_ = std::make_unique<GridHalo>(*decomposition_, block_.extent, g, 1,
+                                     device::choice(ctx).transport);
   kernels::heat_set_mode(u_, geometry_, boundary_, modes_, amplitude_, offset_);
 
   ctx.log().info(

@@ -63,42 +63,23 @@ std::array<int, 2> exchange_counts(MPI_Comm comm, const std::array<int, 2>& neig
   return recv;
 }
 
-// Exchanges device buffers through host mirrors: `send_count[s]` items of `send` from
-// `send_at[s]` go to neighbour s; what comes back lands in `recv`, low side first. Items are
-// Reals or trivially copyable records, sent as bytes.
+// Exchanges message buffers: `send_count[s]` items of `send` from `send_at[s]` go to neighbour
+// s; what comes back lands in `recv`, low side first. Items are Reals or trivially copyable
+// records, sent as bytes.
 template <class T>
-void exchange_staged(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
-                     const Kokkos::View<T*, DevMemSpace>& send,
-                     const typename Kokkos::View<T*, DevMemSpace>::host_mirror_type& send_host,
-                     std::array<std::size_t, 2> send_at, std::array<int, 2> send_count,
-                     const Kokkos::View<T*, DevMemSpace>& recv,
-                     const typename Kokkos::View<T*, DevMemSpace>::host_mirror_type& recv_host,
-                     std::array<int, 2> recv_count) {
-  using Range = std::pair<std::size_t, std::size_t>;
-  for (int s = 0; s < 2; ++s) {
-    const Range range(send_at[s], send_at[s] + send_count[s]);
-    if (send_count[s] > 0) {
-      Kokkos::deep_copy(Kokkos::subview(send_host, range), Kokkos::subview(send, range));
-    }
-  }
+void exchange_buffers(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
+                      const MpiBuffer<T>& send, std::array<std::size_t, 2> send_at,
+                      std::array<int, 2> send_count, const MpiBuffer<T>& recv,
+                      std::array<int, 2> recv_count) {
+  for (int s = 0; s < 2; ++s) send.to_mpi(send_at[s], static_cast<std::size_t>(send_count[s]));
   const auto size = static_cast<std::int64_t>(sizeof(T));
-  exchange(comm, neighbor, base, axis, MPI_BYTE,
-           {send_host.data() + send_at[0], send_host.data() + send_at[1]},
+  exchange(comm, neighbor, base, axis, MPI_BYTE, {send.mpi(send_at[0]), send.mpi(send_at[1])},
            {message_count(send_count[0], size), message_count(send_count[1], size)},
-           {recv_host.data(), recv_host.data() + recv_count[0]},
+           {recv.mpi(0), recv.mpi(static_cast<std::size_t>(recv_count[0]))},
            {message_count(recv_count[0], size), message_count(recv_count[1], size)});
-  const Range all(0, static_cast<std::size_t>(recv_count[0]) + recv_count[1]);
-  if (all.second > 0)
-    Kokkos::deep_copy(Kokkos::subview(recv, all), Kokkos::subview(recv_host, all));
+  recv.from_mpi(0, static_cast<std::size_t>(recv_count[0]) + recv_count[1]);
 }
 
-// Grows `view` (contents dropped) and its host mirror to hold at least n entries.
-template <class V>
-void ensure(V& view, typename V::host_mirror_type& host, std::int64_t n) {
-  if (static_cast<std::int64_t>(view.extent(0)) >= n && view.data() != nullptr) return;
-  Kokkos::realloc(view, static_cast<std::size_t>(n + n / 4 + 16));
-  host = Kokkos::create_mirror_view(view);
-}
 template <class V>
 void ensure(V& view, std::int64_t n) {
   if (static_cast<std::int64_t>(view.extent(0)) >= n && view.data() != nullptr) return;
@@ -164,11 +145,19 @@ void agree_on_atoms(MPI_Comm comm, int rank, std::int64_t bad, const AtomData& a
 }  // namespace
 
 AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& global,
-                           Real ghost_cutoff)
+                           Real ghost_cutoff, MpiTransport transport)
     : decomposition_(decomposition),
       global_(global),
       local_(decomposition.local_box(global)),
-      cutoff_(ghost_cutoff) {
+      cutoff_(ghost_cutoff),
+      migrant_send_("stratus::md::AtomExchange::migrant_send", transport),
+      migrant_recv_("stratus::md::AtomExchange::migrant_recv", transport),
+      tag_send_("stratus::md::AtomExchange::tag_send", transport),
+      tag_recv_("stratus::md::AtomExchange::tag_recv", transport) {
+  for (int a = 0; a < 3; ++a) {
+    plan_[a].send_x = MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.send", kAxisName[a]), transport);
+    plan_[a].recv_x = MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.recv", kAxisName[a]), transport);
+  }
   if (!(ghost_cutoff >= 0) || !std::isfinite(ghost_cutoff)) {
     throw InputError(fmt::format("the ghost cutoff (cutoff + skin) {} must be >= 0", ghost_cutoff));
   }
@@ -225,11 +214,11 @@ void AtomExchange::migrate(AtomData& atoms) {
     if (decomposition_.dims()[a] == 1) continue;  // everything is in this rank's block
     std::int64_t packed = 0;
     while (true) {  // runs twice only when the send buffer must grow
-      const auto half = static_cast<std::int64_t>(migrant_send_.extent(0) / 2);
-      packed = detail::pack_migrants(atoms, atoms.nlocal, a, geo[a], migrant_send_, half);
+      const auto half = static_cast<std::int64_t>(migrant_send_.size() / 2);
+      packed = detail::pack_migrants(atoms, atoms.nlocal, a, geo[a], migrant_send_.device(), half);
       const std::int64_t most = std::max(packed & detail::kLowMask, packed >> 32);
       if (most <= half) break;
-      ensure(migrant_send_, migrant_send_host_, 2 * most);
+      migrant_send_.reserve(static_cast<std::size_t>(2 * most));
     }
     const std::array<int, 2> sent{static_cast<int>(packed & detail::kLowMask),
                                   static_cast<int>(packed >> 32)};
@@ -238,12 +227,12 @@ void AtomExchange::migrate(AtomData& atoms) {
     detail::compact(atoms, n_stay, a, geo[a], holes_);
 
     const std::array<int, 2> got = exchange_counts(comm, neighbor_[a], a, sent);
-    ensure(migrant_recv_, migrant_recv_host_, got[0] + got[1]);
-    exchange_staged(comm, neighbor_[a], kTagMigrants, a, migrant_send_, migrant_send_host_,
-                    {0, migrant_send_.extent(0) / 2}, sent, migrant_recv_, migrant_recv_host_, got);
+    migrant_recv_.reserve(static_cast<std::size_t>(got[0] + got[1]));
+    exchange_buffers(comm, neighbor_[a], kTagMigrants, a, migrant_send_,
+                     {0, migrant_send_.size() / 2}, sent, migrant_recv_, got);
     atoms.nlocal = n_stay;
     atoms.reserve(n_stay + got[0] + got[1]);
-    detail::unpack_migrants(atoms, n_stay, got[0] + got[1], migrant_recv_);
+    detail::unpack_migrants(atoms, n_stay, got[0] + got[1], migrant_recv_.device());
     atoms.nlocal = n_stay + got[0] + got[1];
   }
   DevExecSpace().fence();
@@ -295,19 +284,19 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     message_count(3 * std::int64_t{std::max(n0 + n1, r0 + r1)}, sizeof(Real));
 
     // Ids and types travel once, here; positions as in every update.
-    ensure(tag_send_, tag_send_host_, n0 + n1);
-    ensure(p.send_x, p.send_x_host, 3 * (n0 + n1));
-    detail::pack_tags(atoms, p.send_list[0], n0, p.send_list[1], n1, tag_send_);
-    ensure(p.recv_x, p.recv_x_host, 3 * (r0 + r1));  // also the ghosts' forces (reverse_forces)
+    tag_send_.reserve(static_cast<std::size_t>(n0 + n1));
+    p.send_x.reserve(3 * static_cast<std::size_t>(n0 + n1));
+    detail::pack_tags(atoms, p.send_list[0], n0, p.send_list[1], n1, tag_send_.device());
+    // also the ghosts' forces (reverse_forces)
+    p.recv_x.reserve(3 * static_cast<std::size_t>(r0 + r1));
     atoms.reserve(p.recv_begin + r0 + r1);
     if (p.self) {
-      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, n0, 0, tag_send_);
+      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, n0, 0, tag_send_.device());
     } else {
-      ensure(tag_recv_, tag_recv_host_, r0 + r1);
-      exchange_staged(comm, nb, kTagGhostTags, a, tag_send_, tag_send_host_,
-                      {0, static_cast<std::size_t>(n0)}, p.send_count, tag_recv_, tag_recv_host_,
-                      p.recv_count);
-      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, 0, r0, tag_recv_);
+      tag_recv_.reserve(static_cast<std::size_t>(r0 + r1));
+      exchange_buffers(comm, nb, kTagGhostTags, a, tag_send_, {0, static_cast<std::size_t>(n0)},
+                       p.send_count, tag_recv_, p.recv_count);
+      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, 0, r0, tag_recv_.device());
     }
     atoms.nghost += r0 + r1;
     exchange_positions(atoms, a);
@@ -353,15 +342,15 @@ void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
   const int n0 = p.send_count[0], n1 = p.send_count[1];
   const int r0 = p.recv_count[0], r1 = p.recv_count[1];
   detail::pack_positions(atoms.x, axis, p.send_list[0], n0, p.shift[0], p.send_list[1], n1,
-                         p.shift[1], p.send_x);
+                         p.shift[1], p.send_x.device());
   if (p.self) {  // unpack straight from the send buffer, halves swapped
-    detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x);
+    detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x.device());
     return;
   }
-  exchange_staged(decomposition_.comm(), neighbor_[axis], kTagPositions, axis, p.send_x,
-                  p.send_x_host, {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
-                  p.recv_x_host, {3 * r0, 3 * r1});
-  detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x);
+  exchange_buffers(decomposition_.comm(), neighbor_[axis], kTagPositions, axis, p.send_x,
+                   {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
+                   {3 * r0, 3 * r1});
+  detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x.device());
 }
 
 void AtomExchange::return_forces(AtomData& atoms, int axis) {
@@ -371,18 +360,18 @@ void AtomExchange::return_forces(AtomData& atoms, int axis) {
   const int r0 = p.recv_count[0], r1 = p.recv_count[1];
   // The ghosts' rows, as received: r0 from the low neighbour, then r1 from the high one. Each
   // part goes back where it came from; what comes back is for the atoms we sent, low side first.
-  detail::pack_rows(atoms.f, p.recv_begin, r0 + r1, p.recv_x);
+  detail::pack_rows(atoms.f, p.recv_begin, r0 + r1, p.recv_x.device());
   if (p.self) {  // the ghosts from "below" are the images of what we sent up, and vice versa
-    detail::add_rows(atoms.f, p.send_list[1], n1, p.recv_x, 0);
-    detail::add_rows(atoms.f, p.send_list[0], n0, p.recv_x, 3 * r0);
+    detail::add_rows(atoms.f, p.send_list[1], n1, p.recv_x.device(), 0);
+    detail::add_rows(atoms.f, p.send_list[0], n0, p.recv_x.device(), 3 * r0);
     return;
   }
-  exchange_staged(decomposition_.comm(), neighbor_[axis], kTagForces, axis, p.recv_x, p.recv_x_host,
-                  {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x, p.send_x_host,
-                  {3 * n0, 3 * n1});
+  exchange_buffers(decomposition_.comm(), neighbor_[axis], kTagForces, axis, p.recv_x,
+                   {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x,
+                   {3 * n0, 3 * n1});
   // Two passes: an atom near both faces of a thin subdomain is in both lists.
-  detail::add_rows(atoms.f, p.send_list[0], n0, p.send_x, 0);
-  detail::add_rows(atoms.f, p.send_list[1], n1, p.send_x, 3 * n0);
+  detail::add_rows(atoms.f, p.send_list[0], n0, p.send_x.device(), 0);
+  detail::add_rows(atoms.f, p.send_list[1], n1, p.send_x.device(), 3 * n0);
 }
 
 }  // namespace stratus::md

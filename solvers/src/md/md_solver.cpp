@@ -1,4 +1,5 @@
 #include "stratus/solvers/md/md_solver.hpp"
+#include "stratus/core/device.hpp"
 
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
@@ -134,7 +135,8 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
         ctx.comm(), std::array<bool, 3>{true, true, true},
         std::array<int, 3>{static_cast<int>(ranks[0]), static_cast<int>(ranks[1]),
                            static_cast<int>(ranks[2])});
-    exchange_ = std::make_unique<AtomExchange>(*decomposition_, box_, cutoff_max_ + skin_);
+    exchange_ = std::make_unique<AtomExchange>(*decomposition_, box_, cutoff_max_ + skin_,
+                                              device::choice(ctx_).transport);
   } catch (const InputError& e) {
     throw deck.error_at(deck.origin("md.ranks").is_default ? "md.lattice.cells" : "md.ranks",
                         e.what());
@@ -286,21 +288,30 @@ class ExactSum {
 
 }  // namespace
 
-double MdSolver::kinetic_energy_exact() const {
-  // Order-independent (to_fixed), on the device: the chain scales the velocities by a factor
-  // computed from this sum, so it must not depend on the decomposition.
-  const auto v = atoms_.v;
-  const auto type = atoms_.type;
-  const auto m = masses_;
+namespace {
+
+/// This rank's kinetic energy in fixed point (to_fixed): the sum does not depend on the order.
+/// A free function: nvcc does not take device lambdas in private members.
+std::int64_t local_kinetic_fixed(const kernels::md::Vectors& v, const kernels::md::Types& type,
+                                 const kernels::md::TypeMasses& m, int nlocal) {
   std::int64_t local = 0;
   Kokkos::parallel_reduce(
-      "md::kinetic_energy_exact", Kokkos::RangePolicy<DevExecSpace>(0, atoms_.nlocal),
+      "md::kinetic_energy_exact", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, std::int64_t& acc) {
         const double e =
             0.5 * m(type(i)) * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
         acc += to_fixed(e);
       },
       local);
+  return local;
+}
+
+}  // namespace
+
+double MdSolver::kinetic_energy_exact() const {
+  // Order-independent, on the device: the chain scales the velocities by a factor computed from
+  // this sum, so it must not depend on the decomposition.
+  const std::int64_t local = local_kinetic_fixed(atoms_.v, atoms_.type, masses_, atoms_.nlocal);
   std::int64_t global = 0;
   MPI_Allreduce(&local, &global, 1, MPI_INT64_T, MPI_SUM, ctx_.comm());
   return from_fixed(global);

@@ -128,11 +128,6 @@ void SpectralSolver::declare_sections(Schema& schema) {
                "FFTW planning: estimate (instant) or measure (about a second, faster transforms).")
       .one_of({"estimate", "measure"})
       .set_default(std::string("measure"));
-  x.add_string("gpu_aware_mpi",
-               "MPI reads device memory: auto (ask the MPI library), yes, or no (stage through "
-               "host buffers).")
-      .one_of({"auto", "yes", "no"})
-      .set_default(std::string("auto"));
 
   auto& o = schema.section("spectral.output", "Diagnostics, spectra and snapshots.", "spectral");
   o.add_int("diag_every",

@@ -1,4 +1,5 @@
 // Setup, time step and diagnostics of the spectral Navier-Stokes solver.
+#include "stratus/core/device.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/spectral/initial.hpp"
@@ -86,8 +87,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), 
   options.process_grid = {static_cast<int>(grid[0]), static_cast<int>(grid[1])};
   options.backend = deck.string("spectral.fft.backend");
   options.measure = deck.string("spectral.fft.planner") == "measure";
-  const auto& aware = deck.string("spectral.fft.gpu_aware_mpi");
-  options.gpu_aware_mpi = aware == "yes" ? 1 : aware == "no" ? 0 : -1;
+  options.transport = device::choice(ctx).transport;
   try {
     fft_ = std::make_unique<fft::DistributedFft>(ctx.comm(), n_, options);
   } catch (const InputError& e) {

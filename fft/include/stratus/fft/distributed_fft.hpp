@@ -14,6 +14,7 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
+#include "stratus/core/mpi_transport.hpp"
 #include "stratus/core/types.hpp"
 #include "stratus/fft/local_fft.hpp"
 
@@ -46,8 +47,9 @@ struct Options {
   std::string backend = "auto";
   /// FFTW_MEASURE plans (a second or so of planning for faster transforms).
   bool measure = false;
-  /// MPI reads device memory directly: 1 yes, 0 no (host staging), -1 ask the MPI library.
-  int gpu_aware_mpi = -1;
+  /// How the transposes hand their buffers to MPI: a solver passes the run's choice
+  /// (stratus::device::choice(ctx).transport); staged is correct with any MPI.
+  MpiTransport transport = MpiTransport::staged;
 };
 
 /// The process grid P1 x P2 for `ranks` ranks and a global real grid `n` (Nz = 1 for 2D):

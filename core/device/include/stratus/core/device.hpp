@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stratus/core/context.hpp"
+#include "stratus/core/mpi_transport.hpp"
 
 #include <string>
 #include <vector>
@@ -23,11 +24,7 @@ int kokkos_host_threads();
 
 namespace device {
 
-/// How exchanges hand device buffers to MPI.
-enum class MpiTransport {
-  direct,  ///< MPI reads and writes the buffers where they are (host memory, or CUDA-aware MPI)
-  staged,  ///< through host copies of the buffers (an MPI that cannot read device memory)
-};
+using stratus::MpiTransport;
 const char* transport_name(MpiTransport transport);
 
 /// What the runtime chose for this rank, for the log and the run summary.

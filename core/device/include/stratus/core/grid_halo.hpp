@@ -3,6 +3,7 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/kokkos_compat.hpp"
+#include "stratus/core/mpi_buffer.hpp"
 #include "stratus/core/types.hpp"
 
 #include <mpi.h>
@@ -30,7 +31,7 @@ struct HaloFieldPointer {
 /// are left untouched: the solver applies its boundary condition there.
 ///
 /// All fields of one call are packed into one buffer per face by one kernel; buffers live on
-/// the device and are staged through host mirrors for MPI.
+/// the device, and MPI reads them there or through host copies, as `transport` says.
 ///
 /// Ghost widths may differ per axis; an axis of width 0 has no ghosts and is never exchanged
 /// (1D and 2D grids are 3D grids of extent 1 and width 0 in the unused axes). The exchange is
@@ -46,10 +47,10 @@ class GridHalo {
   using AfterAxis = std::function<void(int axis)>;
 
   GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
-           int ghost_width, int max_fields);
+           int ghost_width, int max_fields, MpiTransport transport);
   /// Per-axis ghost widths (0: no ghosts along that axis).
   GridHalo(const CartDecomposition& decomposition, std::array<std::int64_t, 3> local_extent,
-           std::array<int, 3> ghost_widths, int max_fields);
+           std::array<int, 3> ghost_widths, int max_fields, MpiTransport transport);
 
   /// Exchanges the ghost layers of `fields` (at most `max_fields`, all of the planned shape).
   /// Collective over the decomposition's communicator. Same as start() then finish().
@@ -82,10 +83,8 @@ class GridHalo {
   bool in_flight_ = false;
   std::array<MPI_Request, 4> requests_{};
   std::array<int, 2> count_{};
-  // send/recv buffers per axis and side, on the device and their host mirrors
-  std::array<std::array<Kokkos::View<Real*, DevMemSpace>, 2>, 3> send_, recv_;
-  std::array<std::array<HostMirrorOf<Kokkos::View<Real*, DevMemSpace>>, 2>, 3> send_host_,
-      recv_host_;
+  // send/recv buffers per axis and side
+  std::array<std::array<MpiBuffer<Real>, 2>, 3> send_, recv_;
   // neighbour rank per axis and side (MPI_PROC_NULL at a non-periodic wall)
   std::array<std::array<int, 2>, 3> neighbor_{};
   // table of the data pointers of the fields of the last exchange, on the device and the host

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
+#include "stratus/core/mpi_buffer.hpp"
 #include "stratus/core/types.hpp"
 #include "stratus/solvers/md/atoms.hpp"
 
@@ -34,8 +35,8 @@ struct GhostTag {
 ///
 /// Axes are handled one after the other (x, then y, then z), each with the low and the high
 /// neighbour; a ghost received on an earlier axis is forwarded on later ones, so edges and
-/// corners are covered. Buffers live on the device, are filled and emptied by kernels and are
-/// staged through host mirrors for MPI (where the neighbour is this rank, ghosts are unpacked
+/// corners are covered. Buffers live on the device, are filled and emptied by kernels, and MPI
+/// reads them there or through host copies, as `transport` says (where the neighbour is this rank, ghosts are unpacked
 /// straight from the send buffer, without MPI). Every call is collective over the
 /// decomposition's communicator; the decomposition must outlive this object.
 ///
@@ -46,7 +47,8 @@ class AtomExchange {
   /// Plans nothing yet. Throws InputError when a subdomain is narrower than `ghost_cutoff`
   /// (cutoff + skin) along an axis that exchanges ghosts (periodic, or split over several
   /// ranks): ghosts come from the adjacent neighbour only. `global` is the whole box.
-  AtomExchange(const CartDecomposition& decomposition, const Box& global, Real ghost_cutoff);
+  AtomExchange(const CartDecomposition& decomposition, const Box& global, Real ghost_cutoff,
+               MpiTransport transport);
 
   /// Sends owned atoms that are outside this rank's subdomain to their owners (x, v, type, id
   /// and image travel; f does not). Positions on periodic axes are first wrapped into [lo, hi)
@@ -88,7 +90,6 @@ class AtomExchange {
 
  private:
   using IndexList = Kokkos::View<int*, DevMemSpace>;
-  using RealBuffer = Kokkos::View<Real*, DevMemSpace>;
 
   const CartDecomposition& decomposition_;
   Box global_;
@@ -98,9 +99,7 @@ class AtomExchange {
 
   // Migration buffers (grow only); send: low-side records in the first half, high-side ones in
   // the second.
-  Kokkos::View<detail::MigrantRecord*, DevMemSpace> migrant_send_, migrant_recv_;
-  Kokkos::View<detail::MigrantRecord*, DevMemSpace>::host_mirror_type migrant_send_host_,
-      migrant_recv_host_;
+  MpiBuffer<detail::MigrantRecord> migrant_send_, migrant_recv_;
   IndexList holes_;
 
   // Ghost plan per axis and side: atoms to send, how many come back, and the shift applied.
@@ -112,12 +111,10 @@ class AtomExchange {
     std::array<Real, 2> shift{0, 0};
     int recv_begin = 0;         // ghosts from the low neighbour, then from the high one, start here
     bool self = false;          // both neighbours are this rank: no MPI, no staging
-    RealBuffer send_x, recv_x;  // 3 Reals per atom, both sides back to back (also forces)
-    RealBuffer::host_mirror_type send_x_host, recv_x_host;
+    MpiBuffer<Real> send_x, recv_x;  // 3 Reals per atom, both sides back to back (also forces)
   };
   std::array<AxisPlan, 3> plan_;
-  Kokkos::View<detail::GhostTag*, DevMemSpace> tag_send_, tag_recv_;
-  Kokkos::View<detail::GhostTag*, DevMemSpace>::host_mirror_type tag_send_host_, tag_recv_host_;
+  MpiBuffer<detail::GhostTag> tag_send_, tag_recv_;
 
   // Sends the positions of axis `axis` of the plan and writes them into the ghosts.
   void exchange_positions(AtomData& atoms, int axis);
