@@ -8,6 +8,7 @@
 #   tools/setup.sh --no-example    stop after the build
 #   tools/setup.sh --cuda          the GPU build: a CUDA Kokkos from STRATUS_KOKKOS_SOURCE and
 #                                  Stratus in build-cuda/ (runs the example only where a GPU is)
+#   tools/setup.sh --verbose-build the whole output of the build (default: its last lines)
 #   tools/setup.sh --help
 #
 # Environment:
@@ -33,13 +34,15 @@ cuda_arch="${STRATUS_CUDA_ARCH:-90}"
 run_example=1
 quiet=0
 cuda=0
+verbose_build=0
 
 for arg in "$@"; do
   case "$arg" in
     --no-example) run_example=0 ;;
     --quiet) quiet=1 ;;
     --cuda) cuda=1 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --verbose-build) verbose_build=1 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -248,7 +251,7 @@ targets=()
 for t in ${STRATUS_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 say "building Stratus${STRATUS_BUILD_TARGETS:+ (targets: $STRATUS_BUILD_TARGETS)}"
 cmake --build "$build_dir" --parallel "$(nproc)" "${targets[@]}" |
-  { if [ "$quiet" = 1 ]; then cat >/dev/null; else tail -n 3; fi; }
+  { if [ "$verbose_build" = 1 ]; then cat; elif [ "$quiet" = 1 ]; then cat >/dev/null; else tail -n 3; fi; }
 [ "${PIPESTATUS[0]}" = 0 ] || die "build failed (run: cmake --build $build_dir)"
 say "built $build_dir"
 

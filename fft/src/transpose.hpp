@@ -43,7 +43,6 @@ class Transpose {
   void local_permute(const Complex* in, Complex* out) const;
 
  private:
-
   MPI_Comm comm_;
   int size_ = 1;
   BlockLayout in_, out_;

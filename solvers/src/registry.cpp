@@ -100,11 +100,11 @@ void section_markdown(std::string& out, const SectionSpec& s) {
   out += "| key | type and allowed values | default | unit | description |\n";
   out += "|---|---|---|---|---|\n";
   for (const auto& p : s.params) {
-    out += fmt::format(
-        "| `{}` | {} | {} | {} | {} |\n", p.name, markdown_escape(p.expectation()),
-        p.default_value ? fmt::format("`{}`", markdown_escape(to_toml(*p.default_value)))
-                        : std::string("**required**"),
-        p.unit_name.empty() ? "" : p.unit_name, markdown_escape(p.doc));
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, markdown_escape(p.expectation()),
+                       p.default_value
+                           ? fmt::format("`{}`", markdown_escape(to_toml(*p.default_value)))
+                           : std::string("**required**"),
+                       p.unit_name.empty() ? "" : p.unit_name, markdown_escape(p.doc));
   }
   out += "\n";
 }

@@ -81,26 +81,26 @@ void check_owned(const CartDecomposition& dec, const AtomData& atoms,
 template <class F>
 void for_each_migrated(F&& check) {
   for (const MpiTransport transport : {MpiTransport::direct, MpiTransport::staged}) {
-  unsigned seed = 1;
-  for (const Layout& s : layouts()) {
-    const CartDecomposition dec(comm(), s.periodic, s.hint);
-    for (const char* config : {"random", "lattice"}) {
-      const auto pos = std::string(config) == "random" ? random_positions(kBox, 1000, seed)
-                                                       : lattice_positions(kBox);
-      std::vector<std::array<int, 3>> images;
-      AtomData atoms;
-      upload(atoms, scatter_near_owners(dec, kBox, pos, images, seed + 1000));
-      seed += 1;
-      std::vector<Vec> unwrapped = pos;
-      for (std::size_t i = 0; i < pos.size(); ++i) {
-        for (int d = 0; d < 3; ++d) unwrapped[i][d] += images[i][d] * kBox.length(d);
+    unsigned seed = 1;
+    for (const Layout& s : layouts()) {
+      const CartDecomposition dec(comm(), s.periodic, s.hint);
+      for (const char* config : {"random", "lattice"}) {
+        const auto pos = std::string(config) == "random" ? random_positions(kBox, 1000, seed)
+                                                         : lattice_positions(kBox);
+        std::vector<std::array<int, 3>> images;
+        AtomData atoms;
+        upload(atoms, scatter_near_owners(dec, kBox, pos, images, seed + 1000));
+        seed += 1;
+        std::vector<Vec> unwrapped = pos;
+        for (std::size_t i = 0; i < pos.size(); ++i) {
+          for (int d = 0; d < 3; ++d) unwrapped[i][d] += images[i][d] * kBox.length(d);
+        }
+        AtomExchange exchange(dec, kBox, kCutoff, transport);
+        exchange.migrate(atoms);
+        SCOPED_TRACE(describe(dec, config) + (transport == MpiTransport::staged ? ", staged" : ""));
+        check(dec, exchange, atoms, unwrapped);
       }
-      AtomExchange exchange(dec, kBox, kCutoff, transport);
-      exchange.migrate(atoms);
-      SCOPED_TRACE(describe(dec, config) + (transport == MpiTransport::staged ? ", staged" : ""));
-      check(dec, exchange, atoms, unwrapped);
     }
-  }
   }
 }
 

@@ -80,8 +80,8 @@ TEST(AtomExchange, SubdomainThinnerThanTheCutoffIsAnInputError) {
   // shorter box does it.
   const Box box{{0, 0, 0}, {10, 10, nranks() == 4 ? 9.0 : 2.0 * nranks()}};
   const CartDecomposition dec(comm(), {true, true, true}, {1, 1, nranks()});
-  const std::string msg =
-      expect_throw_everywhere<InputError>([&] { AtomExchange exchange(dec, box, kCutoff, MpiTransport::direct); });
+  const std::string msg = expect_throw_everywhere<InputError>(
+      [&] { AtomExchange exchange(dec, box, kCutoff, MpiTransport::direct); });
   EXPECT_NE(msg.find("along z"), std::string::npos) << msg;
   EXPECT_NE(msg.find(fmt::format("{}", box.length(2) / nranks())), std::string::npos) << msg;
   EXPECT_NE(msg.find("2.5"), std::string::npos) << msg;

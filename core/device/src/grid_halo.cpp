@@ -234,8 +234,8 @@ void GridHalo::complete_axis(int a) {
   for (int side = 0; side < 2; ++side) {
     if (neighbor_[a][side] == MPI_PROC_NULL) continue;
     recv_[a][side].from_mpi(0, static_cast<std::size_t>(count_[side]));
-    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side].device(), field_ptrs_,
-              nf_, stride_, false);
+    copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side].device(), field_ptrs_, nf_,
+              stride_, false);
   }
   // The next axis packs ghosts written here (kernels on one space run in order); the fence
   // makes the result visible to the caller however it reads the fields.

@@ -155,8 +155,10 @@ AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& gl
       tag_send_("stratus::md::AtomExchange::tag_send", transport),
       tag_recv_("stratus::md::AtomExchange::tag_recv", transport) {
   for (int a = 0; a < 3; ++a) {
-    plan_[a].send_x = MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.send", kAxisName[a]), transport);
-    plan_[a].recv_x = MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.recv", kAxisName[a]), transport);
+    plan_[a].send_x =
+        MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.send", kAxisName[a]), transport);
+    plan_[a].recv_x =
+        MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.recv", kAxisName[a]), transport);
   }
   if (!(ghost_cutoff >= 0) || !std::isfinite(ghost_cutoff)) {
     throw InputError(fmt::format("the ghost cutoff (cutoff + skin) {} must be >= 0", ghost_cutoff));

@@ -136,7 +136,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
         std::array<int, 3>{static_cast<int>(ranks[0]), static_cast<int>(ranks[1]),
                            static_cast<int>(ranks[2])});
     exchange_ = std::make_unique<AtomExchange>(*decomposition_, box_, cutoff_max_ + skin_,
-                                              device::choice(ctx_).transport);
+                                               device::choice(ctx_).transport);
   } catch (const InputError& e) {
     throw deck.error_at(deck.origin("md.ranks").is_default ? "md.lattice.cells" : "md.ranks",
                         e.what());

@@ -36,9 +36,9 @@ struct GhostTag {
 /// Axes are handled one after the other (x, then y, then z), each with the low and the high
 /// neighbour; a ghost received on an earlier axis is forwarded on later ones, so edges and
 /// corners are covered. Buffers live on the device, are filled and emptied by kernels, and MPI
-/// reads them there or through host copies, as `transport` says (where the neighbour is this rank, ghosts are unpacked
-/// straight from the send buffer, without MPI). Every call is collective over the
-/// decomposition's communicator; the decomposition must outlive this object.
+/// reads them there or through host copies, as `transport` says (where the neighbour is this rank,
+/// ghosts are unpacked straight from the send buffer, without MPI). Every call is collective over
+/// the decomposition's communicator; the decomposition must outlive this object.
 ///
 /// Typical use: migrate + build_ghosts when the neighbour list is rebuilt, update_ghosts on
 /// every other step.
@@ -109,8 +109,8 @@ class AtomExchange {
     std::array<int, 2> send_count{0, 0};
     std::array<int, 2> recv_count{0, 0};  // [0] from the low neighbour, [1] from the high one
     std::array<Real, 2> shift{0, 0};
-    int recv_begin = 0;         // ghosts from the low neighbour, then from the high one, start here
-    bool self = false;          // both neighbours are this rank: no MPI, no staging
+    int recv_begin = 0;  // ghosts from the low neighbour, then from the high one, start here
+    bool self = false;   // both neighbours are this rank: no MPI, no staging
     MpiBuffer<Real> send_x, recv_x;  // 3 Reals per atom, both sides back to back (also forces)
   };
   std::array<AxisPlan, 3> plan_;
