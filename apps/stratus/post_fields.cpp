@@ -1,12 +1,13 @@
 // `stratus post spectrum` and `stratus post dissipation`: Fourier analyses of velocity
-// snapshots of the spectral and euler solvers (serial FFTW: a post tool reads whole fields).
+// snapshots of the spectral and euler solvers (serial FFTW through Stratus::fft: a post tool reads
+// whole fields).
 #include "post.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/fft/local_fft.hpp"
 #include "stratus/io/analysis_input.hpp"
 #include "stratus/io/deck.hpp"
 #include "stratus/io/field_series.hpp"
 
-#include <fftw3.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -50,14 +51,13 @@ Modal modal_sums(const io::VelocitySnapshot& s) {
   m.shells.assign(static_cast<std::size_t>(std::sqrt(kmax2) / m.dk) + 2, 0.0);
   std::vector<double> in(static_cast<std::size_t>(nx * ny * nz));
   std::vector<std::complex<double>> out(static_cast<std::size_t>(nz * ny * nhx));
-  fftw_plan plan =
-      fftw_plan_dft_r2c_3d(static_cast<int>(nz), static_cast<int>(ny), static_cast<int>(nx),
-                           in.data(), reinterpret_cast<fftw_complex*>(out.data()), FFTW_ESTIMATE);
+  const auto plan =
+      fft::make_fftw_r2c_3d(s.points, in.data(), reinterpret_cast<double*>(out.data()));
   for (int c = 0; c < 3; ++c) {
     const auto& u = s.velocity[c];
     for (const double v : u) m.energy_real += 0.5 * v * v / points;
     std::copy(u.begin(), u.end(), in.begin());
-    fftw_execute(plan);
+    plan->execute(in.data(), reinterpret_cast<double*>(out.data()));
     for (std::int64_t iz = 0; iz < nz; ++iz)
       for (std::int64_t iy = 0; iy < ny; ++iy)
         for (std::int64_t ix = 0; ix < nhx; ++ix) {
@@ -76,7 +76,6 @@ Modal modal_sums(const io::VelocitySnapshot& s) {
           m.k2_energy += k2 * e;
         }
   }
-  fftw_destroy_plan(plan);
   return m;
 }
 

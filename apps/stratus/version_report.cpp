@@ -3,9 +3,9 @@
 #include "stratus/core/device.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/core/version.hpp"
+#include "stratus/fft/local_fft.hpp"
 #include "stratus/io/h5file.hpp"
 
-#include <fftw3.h>
 #include <fmt/format.h>
 
 namespace stratus::app {
@@ -30,8 +30,8 @@ std::string version_report() {
       "compiler: {}, C++{}\n"
       "host instruction sets beyond the baseline:{}\n",
       stratus_version(), git_revision(), kokkos_version(), join(kokkos_backends()),
-      kokkos_default_space(), mpi_library_version(), io::hdf5_version(), fftw_version, compiler,
-      __cplusplus / 100 % 100, *kBuiltCpuFeatures != '\0' ? kBuiltCpuFeatures : " none");
+      kokkos_default_space(), mpi_library_version(), io::hdf5_version(), fft::fftw_version(),
+      compiler, __cplusplus / 100 % 100, *kBuiltCpuFeatures != '\0' ? kBuiltCpuFeatures : " none");
 }
 
 }  // namespace stratus::app

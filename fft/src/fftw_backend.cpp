@@ -125,4 +125,22 @@ std::unique_ptr<LocalBackend> make_fftw_backend(int threads, bool measure) {
   return std::make_unique<FftwBackend>(threads, measure);
 }
 
+std::unique_ptr<LocalPlan> make_fftw_r2c_3d(std::array<std::int64_t, 3> n, double* in,
+                                            double* out) {
+  const std::lock_guard<std::mutex> lock(planner_mutex());
+#ifdef STRATUS_FFTW_THREADS
+  init_threads_once(1);
+  fftw_plan_with_nthreads(1);
+#endif
+  fftw_plan p =
+      fftw_plan_dft_r2c_3d(static_cast<int>(n[2]), static_cast<int>(n[1]), static_cast<int>(n[0]),
+                           in, reinterpret_cast<fftw_complex*>(out), FFTW_ESTIMATE);
+  if (p == nullptr)
+    throw std::runtime_error("fftw3: no 3D r2c plan for " + std::to_string(n[0]) + " x " +
+                             std::to_string(n[1]) + " x " + std::to_string(n[2]) + " points");
+  return std::make_unique<FftwPlan>(p, Kind::r2c, in, out);
+}
+
+std::string fftw_version() { return ::fftw_version; }
+
 }  // namespace stratus::fft

@@ -7,6 +7,8 @@
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/pair.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
+#include "stratus/solvers/md/neighbor_builder.hpp"
 #include "test_md_util.hpp"
 
 #include <gtest/gtest.h>
@@ -22,6 +24,9 @@ namespace stratus::md_half_test {
 
 using namespace stratus::kernels::md;
 using namespace stratus::md_test;
+using stratus::md::lj_tail_correction;
+using stratus::md::make_lj_cut;
+using stratus::md::NeighborBuilder;
 
 const std::vector<Real> eps2{1.0, 0.7, 0.7, 1.3};
 const std::vector<Real> sig2{1.0, 1.2, 1.2, 0.9};
@@ -173,17 +178,17 @@ HostAtoms spread_atoms(int n, Real box, Real rmin, unsigned seed) {
 }
 
 TEST(MdHalf, HalfForcesEqualFullRandomTwoTypes) {
-  const auto pair = LJCut::create(2, eps2, sig2, cut2, true);
+  const auto pair = make_lj_cut(2, eps2, sig2, cut2, true);
   auto a = spread_atoms(400, 8.0, 0.8, 31);
   ASSERT_GT(a.nlocal, 300);
   add_periodic_ghosts(a, 8.0, 3.3);
   compare_modes(a, 3.3, pair);
-  auto plain = LJCut::create(2, eps2, sig2, cut2, false);
+  auto plain = make_lj_cut(2, eps2, sig2, cut2, false);
   compare_modes(a, 3.3, plain);
 }
 
 TEST(MdHalf, HalfForcesEqualFullLatticeTwoTypes) {
-  const auto pair = LJCut::create(2, eps2, sig2, cut2, false);
+  const auto pair = make_lj_cut(2, eps2, sig2, cut2, false);
   const Real lat = std::cbrt(4 / 0.8442);
   auto a = fcc_block(5, lat);
   std::mt19937_64 gen(32);
@@ -206,9 +211,9 @@ TEST(MdHalf, OneTypeFastPathMatchesTables) {
   for (int i = 0; i < a.nlocal; ++i)
     for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
   add_periodic_ghosts(a, 5 * lat, 2.8);
-  const auto one = LJCut::create(1, {1.0}, {1.0}, {2.5}, true);
+  const auto one = make_lj_cut(1, {1.0}, {1.0}, {2.5}, true);
   const auto two =
-      LJCut::create(2, {1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {2.5, 2.5, 2.5, 2.5}, true);
+      make_lj_cut(2, {1.0, 1.0, 1.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {2.5, 2.5, 2.5, 2.5}, true);
   ASSERT_TRUE(uniform_form(one).has_value());
   ASSERT_FALSE(uniform_form(two).has_value());
   compare_modes(a, 2.8, one);
@@ -279,8 +284,8 @@ TEST(MdHalf, BatchedAndOneAtATimeRowsAreBitwiseEqual) {
     for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
   }
   add_periodic_ghosts(a, 4 * lat, 2.8);
-  compare_row_forms(a, LJCut::create(2, eps2, sig2, cut2, true));
-  compare_row_forms(a, *uniform_form(LJCut::create(1, {1.0}, {1.0}, {2.5}, true)));
+  compare_row_forms(a, make_lj_cut(2, eps2, sig2, cut2, true));
+  compare_row_forms(a, *uniform_form(make_lj_cut(1, {1.0}, {1.0}, {2.5}, true)));
 }
 
 }  // namespace stratus::md_half_test

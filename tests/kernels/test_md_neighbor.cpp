@@ -2,6 +2,7 @@
 // (global id, then coordinates), on random and lattice configurations with periodic ghost
 // images, plus the growth path, empty systems and the displacement check.
 #include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/solvers/md/neighbor_builder.hpp"
 #include "test_md_util.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@ namespace stratus::md_neighbor_test {
 
 using namespace stratus::kernels::md;
 using namespace stratus::md_test;
+using stratus::md::NeighborBuilder;
+using stratus::md::snapshot_positions;
 
 // The expected list of atom i: brute-force search, sorted by (id, x, y, z, index).
 std::vector<int> brute_force(const HostAtoms& a, int i, Real cutoff) {

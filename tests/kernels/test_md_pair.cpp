@@ -4,6 +4,8 @@
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/pair.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
+#include "stratus/solvers/md/neighbor_builder.hpp"
 #include "test_md_util.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,9 @@ namespace stratus::md_pair_test {
 
 using namespace stratus::kernels::md;
 using namespace stratus::md_test;
+using stratus::md::lj_tail_correction;
+using stratus::md::make_lj_cut;
+using stratus::md::NeighborBuilder;
 
 // Two types: (eps, sigma, rc) = (1, 1, 2.5) for 0-0, (0.7, 1.2, 3.0) for 0-1, (1.3, 0.9, 2.2)
 // for 1-1.
@@ -62,7 +67,7 @@ HostAtoms two_atoms(Real r, int t0, int t1) {
 }
 
 TEST(MdPair, SinglePairEnergyForceVirial) {
-  const auto pair = LJCut::create(2, eps2, sig2, cut2, false);
+  const auto pair = make_lj_cut(2, eps2, sig2, cut2, false);
   EXPECT_EQ(pair.max_cutoff, 3.0);
   for (Real r : {0.95, 1.12, 1.7, 2.9}) {
     System s(two_atoms(r, 0, 1), 3.5);
@@ -84,8 +89,8 @@ TEST(MdPair, SinglePairEnergyForceVirial) {
 }
 
 TEST(MdPair, ShiftMakesEnergyContinuousAtCutoff) {
-  const auto plain = LJCut::create(2, eps2, sig2, cut2, false);
-  const auto shifted = LJCut::create(2, eps2, sig2, cut2, true);
+  const auto plain = make_lj_cut(2, eps2, sig2, cut2, false);
+  const auto shifted = make_lj_cut(2, eps2, sig2, cut2, true);
   // Just inside rc: the shifted energy is 0 up to |e'(rc)| * (rc - r) ~ 0.07 * 2e-12.
   const Real rc = 2.2, below = rc * (1 - 1e-12);
   System s(two_atoms(below, 1, 1), 2.5);
@@ -122,7 +127,7 @@ HostAtoms cluster(int n, unsigned seed) {
 }
 
 TEST(MdPair, ForcesAreMinusEnergyGradientAndSumToZero) {
-  const auto pair = LJCut::create(2, eps2, sig2, cut2, true);
+  const auto pair = make_lj_cut(2, eps2, sig2, cut2, true);
   auto a = cluster(40, 11);
   System s(a, 3.0 + 0.3);  // skin 0.3: the list stays valid for the small displacements below
   const PairResult base = s.compute(pair);
@@ -238,7 +243,7 @@ TEST(MdPair, LammpsBenchLjLatticeEnergy) {
   auto a = fcc_block(5, lat);
   add_periodic_ghosts(a, 5 * lat, rc + 0.3);
   System s(a, rc + 0.3);
-  const auto pair = LJCut::create(1, {1.0}, {1.0}, {rc}, false);
+  const auto pair = make_lj_cut(1, {1.0}, {1.0}, {rc}, false);
   const PairResult res = s.compute(pair);
   EXPECT_NEAR(res.energy / a.nlocal, e_sum, 1e-12);
   EXPECT_NEAR(res.virial / a.nlocal, w_sum, 1e-12);

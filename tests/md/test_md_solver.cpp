@@ -142,7 +142,9 @@ double largest_difference_to_one_rank(const io::Deck& deck) {
 TEST(MdLJ, TrajectoryIndependentOfDecomposition) {
   const double worst = largest_difference_to_one_rank(
       md_deck("", {"md.lattice.cells=[6, 6, 6]", "md.neighbor.list=full"}));
-  if (stratus::testing::context().rank() == 0) EXPECT_EQ(worst, 0.0);
+  if (stratus::testing::context().rank() == 0) {
+    EXPECT_EQ(worst, 0.0);
+  }
 }
 
 // Half lists (each pair on one rank, ghost forces sent back to their owners) sum the forces in

@@ -7,6 +7,7 @@
 #include "stratus/kernels/md/integrate.hpp"
 #include "stratus/kernels/md/pair.hpp"
 #include "stratus/solvers/md/lattice.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
 
 #include <fmt/format.h>
 
@@ -73,7 +74,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
             "md.masses", fmt::format("{} types, but no [[md.pair.coeff]] for types {} {}", ntypes_,
                                      i + 1, j + 1));
   cutoff_max_ = *std::max_element(rc.begin(), rc.end());
-  pair_ = kmd::LJCut::create(ntypes_, eps, sig, rc, deck.boolean("md.pair.shift"));
+  pair_ = make_lj_cut(ntypes_, eps, sig, rc, deck.boolean("md.pair.shift"));
   skin_ = deck.real("md.neighbor.skin");
   rebuild_every_ = deck.integer("md.neighbor.every");
   integrator_ = deck.string("md.integrator.style");
@@ -163,7 +164,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
     static_assert(sizeof(GlobalId) == sizeof(long long));
     MPI_Allreduce(MPI_IN_PLACE, counts.data(), ntypes_, MPI_LONG_LONG, MPI_SUM, ctx.comm());
     const double volume = box_.length(0) * box_.length(1) * box_.length(2);
-    const auto tail = kmd::lj_tail_correction(ntypes_, eps, sig, rc, counts, volume);
+    const auto tail = lj_tail_correction(ntypes_, eps, sig, rc, counts, volume);
     tail_energy_ = tail.energy;
     tail_virial_ = tail.virial;
   }
@@ -404,7 +405,7 @@ void MdSolver::rebuild() {
   }
   build_ghosts_and_list();
   auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
-  kmd::snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
+  snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
   ++rebuilds_;
   last_rebuild_step_ = step_;
 }

@@ -6,6 +6,7 @@
 // cufftDoubleComplex and Kokkos::complex<double>.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,6 +50,16 @@ class LocalBackend {
 /// FFTW 3 on the host with `threads` threads; `measure`: FFTW_MEASURE planning (slower plans,
 /// faster transforms) instead of FFTW_ESTIMATE.
 std::unique_ptr<LocalBackend> make_fftw_backend(int threads, bool measure);
+
+/// A serial 3D real-to-complex transform on the host with FFTW (for tools that read whole
+/// fields): `in` holds n[2] x n[1] x n[0] reals with x fastest, `out` n[2] x n[1] x (n[0]/2 + 1)
+/// complex values, kx fastest. Planned with FFTW_ESTIMATE (the arrays are not touched); execute
+/// the plan on arrays of the same sizes and alignment. Throws std::runtime_error if FFTW makes
+/// no plan.
+std::unique_ptr<LocalPlan> make_fftw_r2c_3d(std::array<std::int64_t, 3> n, double* in, double* out);
+
+/// The FFTW library's version ("fftw-3.3.10-sse2-avx" and the like).
+std::string fftw_version();
 
 /// cuFFT on the current CUDA device (only in builds with the CUDA backend of Kokkos; throws
 /// std::runtime_error elsewhere).

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "stratus/core/kokkos_compat.hpp"
-#include "stratus/kernels/md/random.hpp"
 #include "stratus/kernels/md/types.hpp"
+#include "stratus/kernels/random.hpp"
 
 #include <cstdint>
 

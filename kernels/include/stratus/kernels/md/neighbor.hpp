@@ -1,9 +1,10 @@
-// Verlet neighbour lists built by cell binning; there is no minimum image (periodic images are
-// explicit ghost atoms). Full lists (build): every local atom i < nlocal lists every atom j in
-// [0, nall), j != i, closer than the cutoff, sorted by global id, so sums over a list run in an
-// order that depends neither on the decomposition nor on thread scheduling. Half lists
-// (build_half): each pair once over all ranks, under one of its atoms chosen by their global
-// ids (pair_is_mine).
+// The kernels of Verlet neighbour lists built by cell binning (the solver layer's
+// stratus::md::NeighborBuilder sizes their arrays and launches them); there is no minimum image
+// (periodic images are explicit ghost atoms). Full lists (fill_full_rows): every local atom i <
+// nlocal lists every atom j in [0, nall), j != i, closer than the cutoff, sorted by global id, so
+// sums over a list run in an order that depends neither on the decomposition nor on thread
+// scheduling. Half lists (fill_half_rows): each pair once over all ranks, under one of its atoms
+// chosen by their global ids (pair_is_mine).
 #pragma once
 
 #include "stratus/kernels/md/types.hpp"
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
 
 namespace stratus::kernels::md {
 
@@ -126,241 +126,186 @@ KOKKOS_INLINE_FUNCTION bool pair_is_mine(const GlobalId mine, const GlobalId oth
 /// Candidates whose distance is tested in one vectorisable loop by build_half.
 inline constexpr int kNeighborBatch = 32;
 
-/// Builds neighbour lists; owns its binning scratch, reused (grown only) across builds.
-class NeighborBuilder {
- public:
-  /// Lists, for every i < nlocal, all j in [0, nall), j != i, with |x_i - x_j|^2 < cutoff^2,
-  /// sorted by (id, x, index). Grows list.entries when an atom has more neighbours.
-  void build(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
-             NeighborList& list) {
-    if (!size_list(nlocal, nall, cutoff, list)) return;
-    bin(x, id, nall, cutoff);
-    const NeighborBins bins = bins_;
-    const auto bin_start = bin_start_;
-    const auto bin_atoms = bin_atoms_;
-    const auto xb = x_binned_;
-    const auto atom_bin = atom_bin_;
-    const Real cutsq = cutoff * cutoff;
-
-    // Stencil search and per-atom insertion sort on cached ids (keys_ holds id(entries(i, k)),
-    // so comparisons read contiguous memory); redone with longer rows if one overflows.
-    for (;;) {
-      const auto count = list.count;
-      const auto entries = list.entries;
-      const int maxn = static_cast<int>(entries.extent(1));
-      if (keys_.extent(0) < entries.extent(0) || keys_.extent(1) < entries.extent(1))
-        Kokkos::realloc(keys_, entries.extent(0), entries.extent(1));
-      const auto keys = keys_;
-      Kokkos::parallel_for(
-          "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
-          KOKKOS_LAMBDA(const int i) {
-            const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
-            int n = 0;
-            for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
-              for (int s = s0; s < s1; ++s) {
-                const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
-                if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
-                const int j = bin_atoms(s);
-                if (j == i) continue;
-                if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
-                  const GlobalId kj = id(j);
-                  int k = n;
-                  while (k > 0 &&
-                         (keys(i, k - 1) > kj ||
-                          (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
-                    entries(i, k) = entries(i, k - 1);
-                    keys(i, k) = keys(i, k - 1);
-                    --k;
-                  }
-                  entries(i, k) = j;
-                  keys(i, k) = kj;
-                }
-                ++n;
-              }
-            });
-            count(i) = n;
-          });
-      const int needed = list.max_count();
-      if (needed <= maxn) break;
-      Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
-    }
-  }
-
-  /// Half list: every pair of atoms closer than `cutoff` with at least one local atom, listed
-  /// once, under the atom that pair_is_mine picks (which must then be local): for every
-  /// i < nlocal, all j in [0, nall) with pair_is_mine(id(i), id(j)) and |x_i - x_j|^2 <
-  /// cutoff^2. A pair of a local atom
-  /// and a ghost is thus listed on exactly one of the ranks that hold both ("Newton on"): the
-  /// force on the ghost must be sent back to its owner (AtomExchange::reverse_forces). Ids must
-  /// differ between atoms and their periodic images must lie at least `cutoff` away. Lists are in
-  /// binning order, NOT sorted: sums over them depend on the decomposition and the atom order.
-  /// Grows list.entries when an atom has more neighbours.
-  void build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
-                  NeighborList& list) {
-    if (!size_list(nlocal, nall, cutoff, list)) return;
-    bin(x, id, nall, cutoff);
-    const NeighborBins bins = bins_;
-    const auto bin_start = bin_start_;
-    const auto bin_atoms = bin_atoms_;
-    const auto xb = x_binned_;
-    const auto idb = id_binned_;
-    const auto atom_bin = atom_bin_;
-    const Real cutsq = cutoff * cutoff;
-    for (;;) {
-      const auto count = list.count;
-      const auto entries = list.entries;
-      const int maxn = static_cast<int>(entries.extent(1));
-      Kokkos::parallel_for(
-          "md::neigh_build_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
-          KOKKOS_LAMBDA(const int i) {
-            const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-            const GlobalId idi = id(i);
-            // Raw pointers and a local count: the stores to the row cannot then alias the
-            // views' fields, which would be reloaded for every candidate.
-            int* const row = &entries(i, 0);
-            const int* const slot_atom = bin_atoms.data();
-            const GlobalId* const slot_id = idb.data();
-            int n = 0;
-            for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
-              int k = n;
-              for (int c0 = s0; c0 < s1; c0 += kNeighborBatch) {
-                const int m = s1 - c0 < kNeighborBatch ? s1 - c0 : kNeighborBatch;
-                Real rsq[kNeighborBatch];
-                for (int c = 0; c < m; ++c) {  // distances only: vectorisable
-                  const Real dx = xi - xb(c0 + c, 0), dy = yi - xb(c0 + c, 1),
-                             dz = zi - xb(c0 + c, 2);
-                  rsq[c] = dx * dx + dy * dy + dz * dz;
-                }
-                for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
-                  if (k < maxn) row[k] = slot_atom[c0 + c];
-                  k += static_cast<int>(rsq[c] < cutsq) &
-                       static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
-                }
-              }
-              n = k;
-            });
-            count(i) = n;
-          });
-      const int needed = list.max_count();
-      if (needed <= maxn) break;
-      Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
-    }
-  }
-
- public:
-  /// Bins atoms [0, nall) for a search within `cutoff` (public only because device lambdas
-  /// cannot live in private member functions): fills the grid, atom_bin_ (bin of each atom),
-  /// bin_start_ (first slot of each bin), bin_atoms_ (atom of each slot: bins in order, atoms by
-  /// index within a bin, so the result does not depend on thread scheduling), id_binned_ (the
-  /// global id of each slot's atom) and x_binned_ (the
-  /// position of each slot's atom, read in order by the stencil scan).
-  void bin(const Vectors& x, const Ids& id, int nall, Real cutoff) {
-    // Bins of size >= cutoff / 2 over the bounding box (a 5 x 5 x 5 stencil then looks at
-    // about half the candidates of cutoff-sized bins), at most ~ 2 nall + 64 of them. The 1e-8
-    // margin keeps two atoms closer than the cutoff within two bins despite rounding.
-    const BoundingBox box = bounding_box(x, nall);
-    const double bin_min = 0.5 * cutoff * (1 + 1e-8);
-    NeighborBins g;
-    auto& nb = g.nb;
-    for (int d = 0; d < 3; ++d)
-      nb[d] = static_cast<int>(std::clamp(std::floor((box.hi[d] - box.lo[d]) / bin_min), 1.0, 1e6));
-    const double limit = 2.0 * nall + 64;  // sparse, spread-out atoms: coarser bins
-    while (double(nb[0]) * nb[1] * nb[2] > limit) {
-      const int d = nb[0] >= nb[1] && nb[0] >= nb[2] ? 0 : (nb[1] >= nb[2] ? 1 : 2);
-      nb[d] = std::max(1, nb[d] / 2);
-    }
-    for (int d = 0; d < 3; ++d) {
-      const double ext = box.hi[d] - box.lo[d];
-      g.lo[d] = box.lo[d];
-      g.inv[d] = ext > 0 ? nb[d] / ext : 0;
-    }
-    bins_ = g;
-    const int nbins = nb[0] * nb[1] * nb[2];
-
-    // Counting sort of atoms into bins.
-    if (static_cast<int>(bin_count_.extent(0)) < nbins) {
-      Kokkos::realloc(bin_count_, nbins);
-      Kokkos::realloc(bin_start_, nbins + 1);
-    }
-    if (static_cast<int>(atom_bin_.extent(0)) < nall) {
-      Kokkos::realloc(atom_bin_, nall + nall / 8 + 16);
-      Kokkos::realloc(bin_atoms_, nall + nall / 8 + 16);
-      Kokkos::realloc(x_binned_, nall + nall / 8 + 16);
-      Kokkos::realloc(id_binned_, nall + nall / 8 + 16);
-    }
-    const auto bin_count = bin_count_;
-    const auto bin_start = bin_start_;
-    const auto atom_bin = atom_bin_;
-    const auto bin_atoms = bin_atoms_;
-    const auto xb = x_binned_;
-    const auto idb = id_binned_;
-    Kokkos::deep_copy(bin_count, 0);
-    Kokkos::parallel_for(
-        "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-          int c[3];
-          for (int d = 0; d < 3; ++d) {
-            c[d] = static_cast<int>((x(i, d) - g.lo[d]) * g.inv[d]);
-            c[d] = c[d] < 0 ? 0 : (c[d] >= g.nb[d] ? g.nb[d] - 1 : c[d]);
-          }
-          const int b = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
-          atom_bin(i) = b;
-          Kokkos::atomic_add(&bin_count(b), 1);
-        });
-    Kokkos::parallel_scan(
-        "md::neigh_bin_scan", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
-        KOKKOS_LAMBDA(const int b, int& acc, const bool final) {
-          if (final) bin_start(b) = acc;
-          acc += bin_count(b);
-          if (final && b == nbins - 1) bin_start(nbins) = acc;
-        });
-    Kokkos::deep_copy(bin_count, 0);
-    Kokkos::parallel_for(
-        "md::neigh_bin_fill", Kokkos::RangePolicy<DevExecSpace>(0, nall),
-        KOKKOS_LAMBDA(const int i) {
-          const int b = atom_bin(i);
-          const int s = bin_start(b) + Kokkos::atomic_fetch_add(&bin_count(b), 1);
-          bin_atoms(s) = i;
-        });
-    Kokkos::parallel_for(
-        "md::neigh_bin_order", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
-        KOKKOS_LAMBDA(const int b) {
-          const int s0 = bin_start(b), s1 = bin_start(b + 1);
-          for (int s = s0 + 1; s < s1; ++s) {  // insertion sort by index: bins hold few atoms
-            const int a = bin_atoms(s);
-            int k = s;
-            for (; k > s0 && bin_atoms(k - 1) > a; --k) bin_atoms(k) = bin_atoms(k - 1);
-            bin_atoms(k) = a;
-          }
-          for (int s = s0; s < s1; ++s) {
-            for (int d = 0; d < 3; ++d) xb(s, d) = x(bin_atoms(s), d);
-            idb(s) = id(bin_atoms(s));
-          }
-        });
-  }
-
- private:
-  /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
-  static bool size_list(int nlocal, int nall, Real cutoff, NeighborList& list) {
-    if (!(cutoff > 0)) throw std::invalid_argument("NeighborBuilder: cutoff must be positive");
-    if (static_cast<int>(list.count.extent(0)) < nlocal)
-      Kokkos::realloc(list.count, nlocal + nlocal / 8 + 16);
-    if (static_cast<int>(list.entries.extent(0)) < nlocal)
-      Kokkos::realloc(list.entries, nlocal + nlocal / 8 + 16, list.entries.extent(1));
-    list.nlocal = nlocal;
-    list.nall = nall;
-    return nlocal > 0;
-  }
-
-  NeighborBins bins_{};
-  Kokkos::View<int*, DevMemSpace> bin_count_{"md::bin_count", 0};
-  Kokkos::View<int*, DevMemSpace> bin_start_{"md::bin_start", 0};
-  Kokkos::View<int*, DevMemSpace> atom_bin_{"md::atom_bin", 0};
-  Kokkos::View<int*, DevMemSpace> bin_atoms_{"md::bin_atoms", 0};
-  SlotPositions x_binned_{"md::x_binned",
-                          0};          ///< x(bin_atoms(s)): the stencil scans read it in order
-  Ids id_binned_{"md::id_binned", 0};  ///< id(bin_atoms(s))
-  Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
+/// Atoms sorted into bins (sized by the solver's NeighborBuilder, which owns them): bin_count and
+/// bin_start hold at least nbins (+ 1) entries, the others at least nall.
+struct BinnedAtoms {
+  NeighborBins grid{};
+  Kokkos::View<int*, DevMemSpace> bin_count;  ///< scratch of the counting sort
+  Kokkos::View<int*, DevMemSpace> bin_start;  ///< first slot of each bin; bin_start(nbins) = nall
+  Kokkos::View<int*, DevMemSpace> atom_bin;   ///< bin of each atom
+  Kokkos::View<int*, DevMemSpace> bin_atoms;  ///< atom of each slot
+  SlotPositions x_binned;  ///< x(bin_atoms(s)): the stencil scans read it in order
+  Ids id_binned;           ///< id(bin_atoms(s))
 };
+
+/// The bin grid for a search within `cutoff` over `box` holding nall atoms: bins of size
+/// >= cutoff / 2 (a 5 x 5 x 5 stencil then looks at about half the candidates of cutoff-sized
+/// bins), at most ~ 2 nall + 64 of them. The 1e-8 margin keeps two atoms closer than the cutoff
+/// within two bins despite rounding.
+inline NeighborBins bin_grid(const BoundingBox& box, Real cutoff, int nall) {
+  const double bin_min = 0.5 * cutoff * (1 + 1e-8);
+  NeighborBins g;
+  auto& nb = g.nb;
+  for (int d = 0; d < 3; ++d)
+    nb[d] = static_cast<int>(std::clamp(std::floor((box.hi[d] - box.lo[d]) / bin_min), 1.0, 1e6));
+  const double limit = 2.0 * nall + 64;  // sparse, spread-out atoms: coarser bins
+  while (double(nb[0]) * nb[1] * nb[2] > limit) {
+    const int d = nb[0] >= nb[1] && nb[0] >= nb[2] ? 0 : (nb[1] >= nb[2] ? 1 : 2);
+    nb[d] = std::max(1, nb[d] / 2);
+  }
+  for (int d = 0; d < 3; ++d) {
+    const double ext = box.hi[d] - box.lo[d];
+    g.lo[d] = box.lo[d];
+    g.inv[d] = ext > 0 ? nb[d] / ext : 0;
+  }
+  return g;
+}
+
+/// Counting sort of atoms [0, nall) into the bins of b.grid: fills atom_bin, bin_start,
+/// bin_atoms (bins in order, atoms by index within a bin, so the result does not depend on
+/// thread scheduling), id_binned and x_binned.
+inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const BinnedAtoms& b) {
+  const NeighborBins g = b.grid;
+  const int nbins = g.nb[0] * g.nb[1] * g.nb[2];
+  const auto bin_count = b.bin_count;
+  const auto bin_start = b.bin_start;
+  const auto atom_bin = b.atom_bin;
+  const auto bin_atoms = b.bin_atoms;
+  const auto xb = b.x_binned;
+  const auto idb = b.id_binned;
+  Kokkos::deep_copy(bin_count, 0);
+  Kokkos::parallel_for(
+      "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
+        int c[3];
+        for (int d = 0; d < 3; ++d) {
+          c[d] = static_cast<int>((x(i, d) - g.lo[d]) * g.inv[d]);
+          c[d] = c[d] < 0 ? 0 : (c[d] >= g.nb[d] ? g.nb[d] - 1 : c[d]);
+        }
+        const int bin = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
+        atom_bin(i) = bin;
+        Kokkos::atomic_add(&bin_count(bin), 1);
+      });
+  Kokkos::parallel_scan(
+      "md::neigh_bin_scan", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
+      KOKKOS_LAMBDA(const int bin, int& acc, const bool final) {
+        if (final) bin_start(bin) = acc;
+        acc += bin_count(bin);
+        if (final && bin == nbins - 1) bin_start(nbins) = acc;
+      });
+  Kokkos::deep_copy(bin_count, 0);
+  Kokkos::parallel_for(
+      "md::neigh_bin_fill", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
+        const int bin = atom_bin(i);
+        const int s = bin_start(bin) + Kokkos::atomic_fetch_add(&bin_count(bin), 1);
+        bin_atoms(s) = i;
+      });
+  Kokkos::parallel_for(
+      "md::neigh_bin_order", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
+      KOKKOS_LAMBDA(const int bin) {
+        const int s0 = bin_start(bin), s1 = bin_start(bin + 1);
+        for (int s = s0 + 1; s < s1; ++s) {  // insertion sort by index: bins hold few atoms
+          const int a = bin_atoms(s);
+          int k = s;
+          for (; k > s0 && bin_atoms(k - 1) > a; --k) bin_atoms(k) = bin_atoms(k - 1);
+          bin_atoms(k) = a;
+        }
+        for (int s = s0; s < s1; ++s) {
+          for (int d = 0; d < 3; ++d) xb(s, d) = x(bin_atoms(s), d);
+          idb(s) = id(bin_atoms(s));
+        }
+      });
+}
+
+/// Full rows: for every i < nlocal, all j != i closer than sqrt(cutsq), sorted by (id, x,
+/// index), as many as list.entries holds per row; count(i) is the true number (a row that
+/// overflows must be redone with longer rows). keys: scratch as large as list.entries (it holds
+/// id(entries(i, k)), so comparisons read contiguous memory).
+inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
+                           const BinnedAtoms& b, const NeighborList& list,
+                           const Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace>& keys) {
+  const NeighborBins bins = b.grid;
+  const auto bin_start = b.bin_start;
+  const auto bin_atoms = b.bin_atoms;
+  const auto xb = b.x_binned;
+  const auto atom_bin = b.atom_bin;
+  const auto count = list.count;
+  const auto entries = list.entries;
+  const int maxn = static_cast<int>(entries.extent(1));
+  Kokkos::parallel_for(
+      "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal), KOKKOS_LAMBDA(const int i) {
+        const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
+        int n = 0;
+        for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
+          for (int s = s0; s < s1; ++s) {
+            const Real dx = xi[0] - xb(s, 0), dy = xi[1] - xb(s, 1), dz = xi[2] - xb(s, 2);
+            if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
+            const int j = bin_atoms(s);
+            if (j == i) continue;
+            if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
+              const GlobalId kj = id(j);
+              int k = n;
+              while (k > 0 &&
+                     (keys(i, k - 1) > kj ||
+                      (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
+                entries(i, k) = entries(i, k - 1);
+                keys(i, k) = keys(i, k - 1);
+                --k;
+              }
+              entries(i, k) = j;
+              keys(i, k) = kj;
+            }
+            ++n;
+          }
+        });
+        count(i) = n;
+      });
+}
+
+/// Half rows: for every i < nlocal, all j with pair_is_mine(id(i), id(j)) closer than
+/// sqrt(cutsq), in binning order, as many as list.entries holds per row; count(i) is the true
+/// number (a row that overflows must be redone with longer rows).
+inline void fill_half_rows(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
+                           const BinnedAtoms& b, const NeighborList& list) {
+  const NeighborBins bins = b.grid;
+  const auto bin_start = b.bin_start;
+  const auto bin_atoms = b.bin_atoms;
+  const auto xb = b.x_binned;
+  const auto idb = b.id_binned;
+  const auto atom_bin = b.atom_bin;
+  const auto count = list.count;
+  const auto entries = list.entries;
+  const int maxn = static_cast<int>(entries.extent(1));
+  Kokkos::parallel_for(
+      "md::neigh_build_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+      KOKKOS_LAMBDA(const int i) {
+        const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+        const GlobalId idi = id(i);
+        // Raw pointers and a local count: the stores to the row cannot then alias the
+        // views' fields, which would be reloaded for every candidate.
+        int* const row = &entries(i, 0);
+        const int* const slot_atom = bin_atoms.data();
+        const GlobalId* const slot_id = idb.data();
+        int n = 0;
+        for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
+          int k = n;
+          for (int c0 = s0; c0 < s1; c0 += kNeighborBatch) {
+            const int m = s1 - c0 < kNeighborBatch ? s1 - c0 : kNeighborBatch;
+            Real rsq[kNeighborBatch];
+            for (int c = 0; c < m; ++c) {  // distances only: vectorisable
+              const Real dx = xi - xb(c0 + c, 0), dy = yi - xb(c0 + c, 1), dz = zi - xb(c0 + c, 2);
+              rsq[c] = dx * dx + dy * dy + dz * dz;
+            }
+            for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
+              if (k < maxn) row[k] = slot_atom[c0 + c];
+              k += static_cast<int>(rsq[c] < cutsq) &
+                   static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
+            }
+          }
+          n = k;
+        });
+        count(i) = n;
+      });
+}
 
 /// Largest squared displacement of atoms [0, nlocal) since x_at_build was taken (0 if none).
 inline Real max_displacement_sq(const Vectors& x, const Vectors& x_at_build, int nlocal) {
@@ -379,10 +324,8 @@ inline Real max_displacement_sq(const Vectors& x, const Vectors& x_at_build, int
   return nlocal > 0 ? m : 0;
 }
 
-/// Copies positions [0, n) into x_at_build, reallocating it when it holds fewer than n rows.
-inline void snapshot_positions(const Vectors& x, Vectors& x_at_build, int n) {
-  if (static_cast<int>(x_at_build.extent(0)) < n) Kokkos::realloc(x_at_build, n);
-  const auto dst = x_at_build;
+/// Copies positions [0, n) into dst (which holds at least n rows).
+inline void copy_positions(const Vectors& x, const Vectors& dst, int n) {
   Kokkos::parallel_for(
       "md::snapshot_positions", Kokkos::RangePolicy<DevExecSpace>(0, n),
       KOKKOS_LAMBDA(const int i) {

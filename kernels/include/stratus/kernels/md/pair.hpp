@@ -13,12 +13,12 @@
 // has the same coefficients, e.g. one atom type), the kernels run with U instead, so no table
 // is re-read per pair. LJCut's hook lives here (it should move to lj_cut.hpp).
 //
-// Two list modes: compute_pair_forces over the full lists of NeighborBuilder::build (bitwise
-// reproducible whatever the decomposition) and compute_pair_forces_half over the half lists of
-// NeighborBuilder::build_half (each pair once over all ranks, ghost forces sent back to their
-// owners: about half the work on CPUs; sums in binning order, so not bitwise reproducible across
-// decompositions or atom orders). On host back-ends the half-list kernel works in batches of
-// neighbours so that the pair style is evaluated in vectorised loops.
+// Two list modes: compute_pair_forces over the full lists of stratus::md::NeighborBuilder::build
+// (bitwise reproducible whatever the decomposition) and compute_pair_forces_half over the half
+// lists of stratus::md::NeighborBuilder::build_half (each pair once over all ranks, ghost forces
+// sent back to their owners: about half the work on CPUs; sums in binning order, so not bitwise
+// reproducible across decompositions or atom orders). On host back-ends the half-list kernel works
+// in batches of neighbours so that the pair style is evaluated in vectorised loops.
 #pragma once
 
 #include "stratus/kernels/md/lj_cut.hpp"
@@ -277,13 +277,13 @@ PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& 
   });
 }
 
-/// SETS f(i, .) for every atom i < list.nall from a half list (NeighborBuilder::build_half):
-/// each listed pair adds f_ij to i and -f_ij to j, local or ghost. A ghost's row then holds the
-/// reactions of the pairs listed on this rank, which its owner must add to the atom
-/// (AtomExchange::reverse_forces); the local rows are complete only after that. Energy and
-/// virial count every listed pair once, so summed over ranks they equal compute_pair_forces's
-/// up to rounding; zeros when EnergyVirial is false. Sums run in list order with per-thread
-/// copies: not bitwise reproducible across thread counts.
+/// SETS f(i, .) for every atom i < list.nall from a half list
+/// (stratus::md::NeighborBuilder::build_half): each listed pair adds f_ij to i and -f_ij to j,
+/// local or ghost. A ghost's row then holds the reactions of the pairs listed on this rank, which
+/// its owner must add to the atom (AtomExchange::reverse_forces); the local rows are complete only
+/// after that. Energy and virial count every listed pair once, so summed over ranks they equal
+/// compute_pair_forces's up to rounding; zeros when EnergyVirial is false. Sums run in list order
+/// with per-thread copies: not bitwise reproducible across thread counts.
 template <class Pair, bool EnergyVirial = true>
 PairResult compute_pair_forces_half(const Pair& pair, const Vectors& x, const Types& type,
                                     int nlocal, const NeighborList& list, const Vectors& f) {

@@ -3,7 +3,7 @@
 // seed and the mode's global wave numbers only (the same field on any number of ranks).
 #pragma once
 
-#include "stratus/kernels/md/random.hpp"
+#include "stratus/kernels/random.hpp"
 #include "stratus/kernels/spectral/modes.hpp"
 
 namespace stratus::kernels::spectral {
@@ -47,9 +47,6 @@ inline void abc_flow(const RealVec& u, const PointGrid g, double a, double b, do
       });
 }
 
-/// Stream of the random initial field (md::rng_hash keys: seed, stream, mode, component).
-inline constexpr std::uint64_t rng_stream_spectral_initial = 101;
-
 /// A random solenoidal field with the shell spectrum E(k) ~ k^4 exp(-2 (k / k_peak)^2) (up to
 /// a factor the caller fixes): each kept mode gets a complex Gaussian vector, keyed by the
 /// seed and the mode's global wave numbers, projected normal to k and scaled by
@@ -75,10 +72,10 @@ inline void random_field(const Modes& m, const SpectralVec& u, std::uint64_t see
           const std::uint64_t key = static_cast<std::uint64_t>(
               ((kx + m.n[0]) * (2 * m.n[1] + 1) + (ky + m.n[1])) * (m.n[2] + 1) + mm[2]);
           for (int c = 0; c < dims; ++c) {
-            const double re = md::rng_normal(seed, rng_stream_spectral_initial, key,
-                                             static_cast<std::uint64_t>(c), 0);
-            const double im = md::rng_normal(seed, rng_stream_spectral_initial, key,
-                                             static_cast<std::uint64_t>(c), 1);
+            const double re = rng_normal(seed, rng_stream_spectral_initial, key,
+                                         static_cast<std::uint64_t>(c), 0);
+            const double im = rng_normal(seed, rng_stream_spectral_initial, key,
+                                         static_cast<std::uint64_t>(c), 1);
             a[c] = Complex(re, flip ? -im : im);
           }
           project(k, a);

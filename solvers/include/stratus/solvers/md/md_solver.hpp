@@ -11,6 +11,7 @@
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/neighbor_builder.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <cstdio>
@@ -117,7 +118,7 @@ class MdSolver : public Solver {
   AtomData atoms_;
   kernels::md::TypeMasses masses_;
   kernels::md::LJCut pair_;
-  kernels::md::NeighborBuilder neighbor_builder_;
+  NeighborBuilder neighbor_builder_;
   kernels::md::NeighborList neighbors_;
   kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
   int ntypes_ = 1;

@@ -2,7 +2,7 @@
 // bitwise agreement of host and device, reproducibility, and sensitivity to every key word.
 // Statistical bounds are 5 standard errors of the estimator (the draws are deterministic, so
 // a passing test always passes; a broken generator misses them by far).
-#include "stratus/kernels/md/random.hpp"
+#include "stratus/kernels/random.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace stratus::md_random_test {
+namespace stratus::random_test {
 
-using namespace stratus::kernels::md;
+using namespace stratus::kernels;
 constexpr int n_draws = 1000000;
 constexpr std::uint64_t seed = 20240611;
 
@@ -133,4 +133,4 @@ TEST(MdRandom, EveryKeyWordMatters) {
   EXPECT_EQ(std::adjacent_find(hs.begin(), hs.end()), hs.end());
 }
 
-}  // namespace stratus::md_random_test
+}  // namespace stratus::random_test

@@ -1,5 +1,5 @@
-// Counter-based random numbers for MD: every draw is a pure function of its key, so results
-// never depend on the decomposition, on the order atoms are stored in, on thread scheduling
+// Counter-based random numbers of every solver: every draw is a pure function of its key, so
+// results never depend on the decomposition, on the order atoms are stored in, on thread scheduling
 // or on restarts (there is no generator state to save).
 //
 // Construction. A key is (seed, stream, c0, c1, c2), all 64-bit. It is hashed by chaining the
@@ -12,9 +12,10 @@
 // them to the open interval (0, 1): (k + 1/2) 2^-53. A standard normal takes two uniforms,
 // from h and from mix(h), through Box-Muller: sqrt(-2 ln u1) cos(2 pi u2).
 //
-// Streams in use (keep them distinct so draws of different purposes never coincide):
-//   rng_stream_langevin: (seed, stream, step, global id, component)
-//   rng_stream_velocity: (seed, stream, global id, component, 0)
+// Streams in use, all declared here so that draws of different purposes never coincide:
+//   rng_stream_langevin:         md, (seed, stream, step, global id, component)
+//   rng_stream_velocity:         md, (seed, stream, global id, component, 0)
+//   rng_stream_spectral_initial: spectral, (seed, stream, mode key, component, re/im)
 #pragma once
 
 #include "stratus/core/kokkos_compat.hpp"
@@ -22,12 +23,14 @@
 
 #include <cstdint>
 
-namespace stratus::kernels::md {
+namespace stratus::kernels {
 
 /// Stream tag of the Langevin thermostat noise.
 inline constexpr std::uint64_t rng_stream_langevin = 1;
 /// Stream tag of initial velocities.
 inline constexpr std::uint64_t rng_stream_velocity = 2;
+/// Stream tag of the spectral solver's random initial field.
+inline constexpr std::uint64_t rng_stream_spectral_initial = 101;
 
 /// SplitMix64 step: golden-ratio increment then the Mix13 finalizer; a bijection of z.
 KOKKOS_INLINE_FUNCTION std::uint64_t rng_mix(std::uint64_t z) {
@@ -68,4 +71,4 @@ KOKKOS_INLINE_FUNCTION Real rng_normal(std::uint64_t seed, std::uint64_t stream,
   return kmath::sqrt(Real(-2) * kmath::log(u1)) * kmath::cos(2 * kmath::pi<Real>() * u2);
 }
 
-}  // namespace stratus::kernels::md
+}  // namespace stratus::kernels

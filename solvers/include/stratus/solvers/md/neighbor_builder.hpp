@@ -1,0 +1,58 @@
+// Verlet neighbour lists of the md solver: the host side of kernels/md/neighbor.hpp. The
+// builder owns the binning scratch and the lists' storage (grown only, reused across builds),
+// launches the binning and row kernels, and redoes the rows, longer, when an atom has more
+// neighbours than they hold.
+#pragma once
+
+#include "stratus/kernels/md/neighbor.hpp"
+
+namespace stratus::md {
+
+class NeighborBuilder {
+ public:
+  using Vectors = kernels::md::Vectors;
+  using Ids = kernels::md::Ids;
+  using NeighborList = kernels::md::NeighborList;
+
+  /// Full list: for every i < nlocal, all j in [0, nall), j != i, with |x_i - x_j|^2 <
+  /// cutoff^2, sorted by (id, x, index) (kernels::md::fill_full_rows). Throws
+  /// std::invalid_argument unless cutoff > 0.
+  void build(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
+             NeighborList& list);
+
+  /// Half list: every pair of atoms closer than `cutoff` with at least one local atom, listed
+  /// once, under the atom that pair_is_mine picks (which must then be local): for every
+  /// i < nlocal, all j in [0, nall) with pair_is_mine(id(i), id(j)) and |x_i - x_j|^2 <
+  /// cutoff^2. A pair of a local atom and a ghost is thus listed on exactly one of the ranks
+  /// that hold both ("Newton on"): the force on the ghost must be sent back to its owner
+  /// (AtomExchange::reverse_forces). Ids must differ between atoms and their periodic images
+  /// must lie at least `cutoff` away. Lists are in binning order, NOT sorted: sums over them
+  /// depend on the decomposition and the atom order. Throws std::invalid_argument unless
+  /// cutoff > 0.
+  void build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
+                  NeighborList& list);
+
+  /// Sorts atoms [0, nall) into bins for a search within `cutoff` (binned() then holds them).
+  void bin(const Vectors& x, const Ids& id, int nall, Real cutoff);
+  [[nodiscard]] const kernels::md::BinnedAtoms& binned() const noexcept { return binned_; }
+
+ private:
+  /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
+  static bool size_list(int nlocal, int nall, Real cutoff, NeighborList& list);
+  /// Longer rows after a pass in which an atom had `needed` neighbours.
+  static void grow_rows(NeighborList& list, int needed);
+
+  kernels::md::BinnedAtoms binned_{{},
+                                   Kokkos::View<int*, DevMemSpace>("md::bin_count", 0),
+                                   Kokkos::View<int*, DevMemSpace>("md::bin_start", 0),
+                                   Kokkos::View<int*, DevMemSpace>("md::atom_bin", 0),
+                                   Kokkos::View<int*, DevMemSpace>("md::bin_atoms", 0),
+                                   kernels::md::SlotPositions("md::x_binned", 0),
+                                   Ids("md::id_binned", 0)};
+  Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
+};
+
+/// Copies positions [0, n) into x_at_build, reallocating it when it holds fewer than n rows.
+void snapshot_positions(const kernels::md::Vectors& x, kernels::md::Vectors& x_at_build, int n);
+
+}  // namespace stratus::md
