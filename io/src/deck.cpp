@@ -74,6 +74,11 @@ void Deck::throw_type_mismatch(std::string_view key) const {
   throw std::logic_error(fmt::format("deck key '{}' read with the wrong type", key));
 }
 
+void Deck::throw_unmapped_choice(std::string_view key, const std::string& value) const {
+  throw std::logic_error(
+      fmt::format("deck key '{}': value '{}' has no typed counterpart in the code", key, value));
+}
+
 const Origin& Deck::origin(std::string_view key) const {
   auto it = entries_.find(key);
   if (it == entries_.end())

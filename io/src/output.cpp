@@ -15,8 +15,16 @@ std::string run_name(const Deck& deck) {
   return fs::path(deck.path()).stem().string();
 }
 
+OutputPaths OutputPaths::from(const Deck& deck) {
+  return {deck.string("output.dir"), run_name(deck)};
+}
+
+std::string OutputPaths::path(std::string_view suffix) const {
+  return (fs::path(dir) / (name + std::string(suffix))).string();
+}
+
 std::string output_path(const Deck& deck, const std::string& suffix) {
-  return (fs::path(deck.string("output.dir")) / (run_name(deck) + suffix)).string();
+  return OutputPaths::from(deck).path(suffix);
 }
 
 void prepare_output_dir(MPI_Comm comm, const Deck& deck) {

@@ -63,40 +63,60 @@ void HeatSolver::declare_sections(Schema& schema) {
       .set_default(0.0);
 }
 
-HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) {
+HeatConfig HeatConfig::from(const io::Deck& deck) {
+  HeatConfig c;
   const auto& cells = deck.integer_list("heat.cells");
   const auto& box = deck.real_list("heat.box");
-  const std::string& bc = deck.string("heat.boundary");
-  const HeatBoundary b = bc == "periodic"    ? HeatBoundary::periodic
-                         : bc == "dirichlet" ? HeatBoundary::dirichlet
-                                             : HeatBoundary::neumann;
-  diffusivity_ = deck.real("heat.diffusivity");
-  amplitude_ = deck.real("heat.initial.amplitude");
-  offset_ = deck.real("heat.initial.offset");
-  if (b == HeatBoundary::dirichlet && offset_ != 0.0)
+  const auto& modes = deck.integer_list("heat.initial.modes");
+  const auto& ranks = deck.integer_list("heat.ranks");
+  for (int a = 0; a < 3; ++a) {
+    c.cells[a] = cells[a];
+    c.box[a] = box[a];
+    c.modes[a] = static_cast<int>(modes[a]);
+    c.ranks[a] = static_cast<int>(ranks[a]);
+  }
+  c.boundary = deck.choice<HeatBoundary>("heat.boundary", {{"periodic", HeatBoundary::periodic},
+                                                           {"dirichlet", HeatBoundary::dirichlet},
+                                                           {"neumann", HeatBoundary::neumann}});
+  c.diffusivity = deck.real("heat.diffusivity");
+  c.dt_fraction = deck.real("heat.dt_fraction");
+  c.amplitude = deck.real("heat.initial.amplitude");
+  c.offset = deck.real("heat.initial.offset");
+  c.log_every = deck.integer("heat.log_every");
+  c.write_field = deck.boolean("heat.write_field");
+  c.output = io::OutputPaths::from(deck);
+  c.deck_toml = deck.to_toml();
+
+  if (c.boundary == HeatBoundary::dirichlet && c.offset != 0.0)
     throw deck.error_at(
         "heat.initial.offset",
-        fmt::format("must be 0 with dirichlet walls (u = 0 there), found {}", offset_));
-  const auto& k = deck.integer_list("heat.initial.modes");
+        fmt::format("must be 0 with dirichlet walls (u = 0 there), found {}", c.offset));
   for (int a = 0; a < 3; ++a) {
-    if (b == HeatBoundary::dirichlet && k[a] < 1)
+    if (c.boundary == HeatBoundary::dirichlet && c.modes[a] < 1)
       throw deck.error_at("heat.initial.modes",
                           "with dirichlet walls every mode number must be >= 1 (sin(0) = 0)");
-    if (2 * k[a] > cells[a])
+    if (2 * static_cast<std::int64_t>(c.modes[a]) > c.cells[a])
       throw deck.error_at("heat.initial.modes",
                           fmt::format("mode {} along axis {} is not resolved by {} cells (need at "
                                       "least 2 cells per mode number)",
-                                      k[a], "xyz"[a], cells[a]));
+                                      c.modes[a], "xyz"[a], c.cells[a]));
   }
+  return c;
+}
 
-  const auto& ranks = deck.integer_list("heat.ranks");
+HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck)
+    : ctx_(ctx), config_(HeatConfig::from(deck)) {
+  const HeatConfig& c = config_;
+  const HeatBoundary b = c.boundary;
+  diffusivity_ = c.diffusivity;
+  amplitude_ = c.amplitude;
+  offset_ = c.offset;
+
   const bool periodic = b == HeatBoundary::periodic;
   try {
     decomposition_ = std::make_unique<CartDecomposition>(
-        ctx.comm(), std::array<bool, 3>{periodic, periodic, periodic},
-        std::array<int, 3>{static_cast<int>(ranks[0]), static_cast<int>(ranks[1]),
-                           static_cast<int>(ranks[2])});
-    cells_ = {cells[0], cells[1], cells[2]};
+        ctx.comm(), std::array<bool, 3>{periodic, periodic, periodic}, c.ranks);
+    cells_ = c.cells;
     block_ = decomposition_->local_block(cells_);
   } catch (const InputError& e) {
     // Blame the process grid if the deck set it, else the grid that cannot be split.
@@ -109,17 +129,17 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
   double inv_dx2 = 0;
   for (int a = 0; a < 3; ++a) {
     boundary_[a] = b;
-    modes_[a] = static_cast<int>(k[a]);
+    modes_[a] = c.modes[a];
     geometry_.n[a] = block_.extent[a];
     geometry_.begin[a] = block_.begin[a];
     geometry_.lo[a] = 0.0;
-    geometry_.length[a] = box[a];
-    geometry_.dx[a] = box[a] / static_cast<double>(cells[a]);
+    geometry_.length[a] = c.box[a];
+    geometry_.dx[a] = c.box[a] / static_cast<double>(c.cells[a]);
     inv_dx2 += 1.0 / (geometry_.dx[a] * geometry_.dx[a]);
-    const double kappa = kernels::heat_wavenumber(b, modes_[a], box[a]);
+    const double kappa = kernels::heat_wavenumber(b, modes_[a], c.box[a]);
     decay_rate_ += diffusivity_ * kappa * kappa;
   }
-  dt_ = deck.real("heat.dt_fraction") / (2.0 * diffusivity_ * inv_dx2);
+  dt_ = c.dt_fraction / (2.0 * diffusivity_ * inv_dx2);
   for (int a = 0; a < 3; ++a)
     coefficients_[a] = diffusivity_ * dt_ / (geometry_.dx[a] * geometry_.dx[a]);
 
@@ -132,7 +152,7 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(de
 
   ctx.log().info(
       "heat: {} x {} x {} cells on {} ranks ({} x {} x {}), dt = {:.6g}, decay rate {:.6g}",
-      cells[0], cells[1], cells[2], ctx.size(), decomposition_->dims()[0],
+      cells_[0], cells_[1], cells_[2], ctx.size(), decomposition_->dims()[0],
       decomposition_->dims()[1], decomposition_->dims()[2], dt_, decay_rate_);
 }
 
@@ -194,7 +214,7 @@ void HeatSolver::write_field_file(const std::string& path) const {
               block.extent[1], block.extent[2]);
   kernels::heat_interior_zyx(u_, geometry_, zyx);
   Kokkos::fence();
-  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  io::H5Writer out(ctx_.comm(), path, "field", config_.deck_toml);
   out.create_group("/fields");
   out.write_field("/fields/u", stratus::grid_array(zyx), 0, block,
                   {cells_[2], cells_[1], cells_[0]});
@@ -220,7 +240,7 @@ void HeatSolver::write_xdmf(const std::string& field_path) const {
   grid.scalars = {"u"};
   grid.cell_centred = true;
   const std::string file = std::filesystem::path(field_path).filename().string();
-  io::write_xdmf_series(io::output_path(deck_, ".xdmf"), grid,
+  io::write_xdmf_series(config_.output.path(".xdmf"), grid,
                         {{file, static_cast<double>(step_) * dt_}});
 }
 
@@ -234,7 +254,7 @@ void HeatSolver::report() {
 }
 
 void HeatSolver::open_outputs(std::int64_t resumed_at) {
-  diag_ = std::make_unique<io::SeriesFile>(ctx_.comm(), io::output_path(deck_, ".diag.csv"),
+  diag_ = std::make_unique<io::SeriesFile>(ctx_.comm(), config_.output.path(".diag.csv"),
                                            "step,time,total_heat,max_abs,l2_error,l2_exact\n",
                                            resumed_at);
   ctx_.log().info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|",
@@ -244,7 +264,7 @@ void HeatSolver::open_outputs(std::int64_t resumed_at) {
 
 void HeatSolver::advance(std::int64_t final_step) {
   step();
-  const std::int64_t every = deck_.integer("heat.log_every");
+  const std::int64_t every = config_.log_every;
   if ((every > 0 && step_ % every == 0) || step_ == final_step) report();
 }
 
@@ -252,11 +272,11 @@ void HeatSolver::sync_outputs() { diag_->sync(); }
 
 void HeatSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   diag_->close();  // steps, wall time and throughput: the run summary (run_report.cpp)
-  if (deck_.boolean("heat.write_field")) {
-    const std::string path = io::output_path(deck_, ".h5");
+  if (config_.write_field) {
+    const std::string path = config_.output.path(".h5");
     write_field_file(path);
     ctx_.log().info("heat: wrote {} and its XDMF index {} (ParaView)", path,
-                    io::output_path(deck_, ".xdmf"));
+                    config_.output.path(".xdmf"));
   }
 }
 

@@ -14,10 +14,12 @@
 #include <mpi.h>
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stratus::io {
@@ -91,6 +93,19 @@ class Deck {
   [[nodiscard]] const std::vector<std::string>& string_list(std::string_view key) const {
     return get<std::vector<std::string>>(key);
   }
+  /// The enum value of a string key: `names` maps every value the schema allows (its one_of
+  /// set) to one. Configuration is turned into typed values once, at setup, so no solver
+  /// compares configuration strings afterwards. Throws std::logic_error when the deck holds a
+  /// value `names` lacks (the schema and the mapping disagree: a programming error).
+  template <class E>
+  [[nodiscard]] E choice(std::string_view key,
+                         std::initializer_list<std::pair<std::string_view, E>> names) const {
+    const std::string& v = string(key);
+    for (const auto& [name, e] : names)
+      if (v == name) return e;
+    throw_unmapped_choice(key, v);
+  }
+
   /// Number of instances of a repeated section ([[path]]); their keys are "path[i].name".
   [[nodiscard]] std::size_t count(std::string_view repeated_section) const;
 
@@ -135,6 +150,7 @@ class Deck {
   };
   [[nodiscard]] const ParamValue& value(std::string_view key) const;
   [[noreturn]] void throw_type_mismatch(std::string_view key) const;
+  [[noreturn]] void throw_unmapped_choice(std::string_view key, const std::string& value) const;
 
   std::string path_;
   Schema schema_;

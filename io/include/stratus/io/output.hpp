@@ -6,8 +6,20 @@
 #include <mpi.h>
 
 #include <string>
+#include <string_view>
 
 namespace stratus::io {
+
+/// Where a run's files go, resolved once from [output] dir and [run] name: solvers and the
+/// driver keep this, not the deck.
+struct OutputPaths {
+  std::string dir;   ///< output.dir
+  std::string name;  ///< run_name(deck)
+
+  static OutputPaths from(const Deck& deck);
+  /// dir / name + suffix, e.g. "output/heat_decay.h5".
+  [[nodiscard]] std::string path(std::string_view suffix) const;
+};
 
 /// The run's name: run.name, or the deck file's name without its extension when empty.
 std::string run_name(const Deck& deck);

@@ -6,6 +6,7 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/grid_halo.hpp"
+#include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/heat.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -15,13 +16,34 @@
 
 namespace stratus {
 
+/// [heat] and [heat.initial] as typed values, read from the checked deck once.
+struct HeatConfig {
+  std::array<std::int64_t, 3> cells{};
+  std::array<double, 3> box{};
+  kernels::HeatBoundary boundary = kernels::HeatBoundary::periodic;
+  double diffusivity = 0;
+  double dt_fraction = 0;  ///< of the explicit stability limit
+  std::array<int, 3> modes{};
+  double amplitude = 0, offset = 0;
+  std::array<int, 3> ranks{};  ///< process grid; 0: MPI_Dims_create chooses that axis
+  std::int64_t log_every = 0;
+  bool write_field = true;
+  io::OutputPaths output;
+  std::string deck_toml;  ///< the resolved deck, stored in the field file
+
+  /// Reads the keys and checks what the schema cannot (offset and modes against the walls,
+  /// modes against the grid): DeckError naming the key.
+  static HeatConfig from(const io::Deck& deck);
+};
+
 class HeatSolver : public Solver {
  public:
   /// Declares [heat] and [heat.initial].
   static void declare_sections(Schema& schema);
 
-  /// Builds the decomposition, allocates the fields and sets the initial mode. Collective.
-  /// Throws DeckError when the grid cannot be split over the ranks.
+  /// Builds the decomposition, allocates the fields and sets the initial mode (the deck is read
+  /// into a HeatConfig and not kept). Collective. Throws DeckError when the grid cannot be
+  /// split over the ranks.
   HeatSolver(Context& ctx, const io::Deck& deck);
 
   // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.diag.csv (diagnostics
@@ -71,7 +93,7 @@ class HeatSolver : public Solver {
   void report();
 
   Context& ctx_;
-  const io::Deck& deck_;
+  HeatConfig config_;
   std::unique_ptr<CartDecomposition> decomposition_;
   GridBlock block_;
   std::array<std::int64_t, 3> cells_{};
