@@ -43,31 +43,6 @@ thermo 100
 run $steps
 LMP
 
-cat >"$work/stratus.toml" <<TOML
-[run]
-solver = "md"
-steps = $steps
-name = "bench"
-[md]
-timestep = 0.005
-[md.lattice]
-style = "fcc"
-density = 0.8442
-cells = [$cells, $cells, $cells]
-[md.velocity]
-temperature = 1.44
-[md.pair]
-cutoff = 2.5
-[[md.pair.coeff]]
-types = [1, 1]
-epsilon = 1.0
-sigma = 1.0
-[md.neighbor]
-skin = 0.3
-every = 20
-[md.thermo]
-every = 100
-TOML
 
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 # Peak resident memory (kB) of the whole job, from GNU time's %M (max over the ranks, per rank).
@@ -86,8 +61,9 @@ for np in $ranks_list; do
     # would otherwise make it "already complete"); the old summary goes first so that a failed
     # run cannot report the previous one's figures.
     rm -f "$work/out/bench.summary.json"
-    run_timed mpiexec -n "$np" "$stratus" run "$work/stratus.toml" --output-dir "$work/out" \
-      --restart none >"$work/s.out" 2>&1
+    run_timed mpiexec -n "$np" "$stratus" run "$here/bench/decks/lj_inlj.toml" --output-dir "$work/out" \
+      --restart none --set "run.steps=$steps" --set "md.lattice.cells=[$cells,$cells,$cells]" \
+      >"$work/s.out" 2>&1
     /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
       "$work/out/bench.summary.json" >>"$work/s.$np"
     echo "$(cat "$work/rss")" >"$work/s.rss.$np"

@@ -42,6 +42,7 @@ export OMPI_MCA_mca_base_component_show_load_errors=0 OMPI_MCA_btl=self OMPI_MCA
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OMP_PROC_BIND=false
 stratus="$root/bin/stratus"
+decks="$(cd "$(dirname "${BASH_SOURCE[0]}")/../decks" && pwd)"  # the LJ deck of bench/lj_vs_lammps.sh
 
 echo "pack: $(head -n1 "$root/BUILD"), $(wc -l <"$root/tests/manifest") gpu tests"
 # libcuda.so.1 is the GPU driver's: it is on a GPU machine, never in the pack.
@@ -114,31 +115,6 @@ bench() {  # bench NAME SIZE STEPS NEED_SECONDS DECK [--set ...]
   fi
 }
 
-cat >"$work/lj.toml" <<'TOML'
-[run]
-solver = "md"
-steps = 100
-name = "lj"
-[md]
-timestep = 0.005
-[md.lattice]
-style = "fcc"
-density = 0.8442
-cells = [20, 20, 20]
-[md.velocity]
-temperature = 1.44
-[md.pair]
-cutoff = 2.5
-[[md.pair.coeff]]
-types = [1, 1]
-epsilon = 1.0
-sigma = 1.0
-[md.neighbor]
-skin = 0.3
-every = 20
-[md.thermo]
-every = 100
-TOML
 cat >"$work/euler.toml" <<'TOML'
 [run]
 solver = "euler"
@@ -190,7 +166,7 @@ if [ "$quick" = 1 ]; then
 fi
 for c in $lj_cases; do
   IFS=: read -r cells steps need <<<"$c"
-  bench md "$((4 * cells * cells * cells)) at" "$steps" "$need" "$work/lj.toml" \
+  bench md "$((4 * cells * cells * cells)) at" "$steps" "$need" "$decks/lj_inlj.toml" \
     --set "md.lattice.cells=[$cells,$cells,$cells]"
 done
 for c in $euler_cases; do
