@@ -120,17 +120,11 @@ def strip_comments(line, in_block):
             break
         elif line.startswith("/*", i):
             in_block, i = True, i + 2
-        elif line[i] == '"':
-            j = i + 1
-            while j < len(line) and line[j] != '"':
+        elif line[i] in "\"'":  # a string or character literal: its text is no code
+            quote, j = line[i], i + 1
+            while j < len(line) and line[j] != quote:
                 j += 2 if line[j] == "\\" else 1
-            out.append('""')
-            i = j + 1
-        elif line[i] == "'":
-            j = i + 1
-            while j < len(line) and line[j] != "'":
-                j += 2 if line[j] == "\\" else 1
-            out.append("''")
+            out.append(quote * 2)
             i = j + 1
         else:
             out.append(line[i])
