@@ -55,23 +55,15 @@ void add_deck_options(CLI::App* cmd, Options& o) {
       ->allow_extra_args(false);
 }
 
-}  // namespace
+/// The subcommands whose options live in Options.
+struct Subcommands {
+  CLI::App* run = nullptr;
+  CLI::App* check = nullptr;
+  CLI::App* info = nullptr;
+  CLI::App* schema = nullptr;
+};
 
-int main(int argc, char** argv) {
-  // Arguments for Kokkos (--kokkos-...) go to Kokkos, everything else to the command line.
-  std::vector<char*> kokkos_args{argv[0]};
-  std::vector<char*> cli_args{argv[0]};
-  for (int i = 1; i < argc; ++i)
-    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : cli_args).push_back(argv[i]);
-
-  Options o;
-  CLI::App app{"Stratus: molecular dynamics and CFD on Kokkos + MPI, preemption-proof.", "stratus"};
-  app.footer(kExitCodes);
-  app.require_subcommand(1);
-  app.set_version_flag(
-      "--version", [] { return stratus::app::version_report(); },
-      "Print versions of Stratus, Kokkos (and its backends), MPI, HDF5, FFTW");
-
+Subcommands add_subcommands(CLI::App& app, Options& o) {
   auto* run = app.add_subcommand("run", "Run a deck");
   add_deck_options(run, o);
   run->add_option("--output-dir", o.output_dir,
@@ -124,6 +116,71 @@ int main(int argc, char** argv) {
 
   auto* schema = app.add_subcommand(
       "schema", "Print the input reference (Markdown) generated from the parameter schema");
+  return {run, check, info, schema};
+}
+
+/// `stratus run` and `stratus check`: the deck with the command line's overrides.
+int run_or_check(stratus::Context& ctx, const stratus::SolverRegistry& registry, const Options& o,
+                 bool check_only) {
+  std::vector<stratus::io::Override> overrides;
+  for (const auto& text : o.overrides) overrides.push_back(stratus::io::Override::from_set(text));
+  if (!o.output_dir.empty())
+    overrides.push_back(stratus::io::Override::literal_string("output.dir", o.output_dir,
+                                                              "--output-dir " + o.output_dir));
+  if (!o.progress_every.empty())
+    overrides.push_back(stratus::io::Override::literal_string(
+        "output.progress_every", o.progress_every, "--progress-every " + o.progress_every));
+  const auto deck = stratus::load_run_deck(ctx, registry, o.deck, overrides);
+  if (check_only) {
+    if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
+    return 0;
+  }
+  stratus::RunOptions run_options;
+  run_options.restart = o.restart;
+  run_options.allow_deck_change = o.allow_deck_change;
+  if (!o.walltime.empty()) {
+    const auto seconds = stratus::parse_duration(o.walltime);
+    if (!seconds || *seconds <= 0)
+      throw stratus::InputError(fmt::format("--walltime: expected {} (> 0), found \"{}\"",
+                                            stratus::kDurationHelp, o.walltime));
+    run_options.walltime = *seconds;
+  }
+  stratus::run_deck(ctx, registry, deck, run_options);
+  return 0;
+}
+
+/// `stratus info FILE`: every rank reads (read-only), so a bad file fails on every rank alike;
+/// a checkpoint is verified first, a damaged one reported with what is wrong.
+int describe(stratus::Context& ctx, const stratus::SolverRegistry& registry, const Options& o) {
+  const std::string report =
+      o.verify || !o.diff_deck.empty()
+          ? stratus::app::checkpoint_report(ctx, registry, o.file, o.verify, o.diff_deck)
+          : std::string();
+  const std::string text = stratus::io::describe_file(o.file, o.show_deck) + report;
+  if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Arguments for Kokkos (--kokkos-...) go to Kokkos, everything else to the command line.
+  std::vector<char*> kokkos_args{argv[0]};
+  std::vector<char*> cli_args{argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_args : cli_args).push_back(argv[i]);
+
+  Options o;
+  CLI::App app{"Stratus: molecular dynamics and CFD on Kokkos + MPI, preemption-proof.", "stratus"};
+  app.footer(kExitCodes);
+  app.require_subcommand(1);
+  app.set_version_flag(
+      "--version", [] { return stratus::app::version_report(); },
+      "Print versions of Stratus, Kokkos (and its backends), MPI, HDF5, FFTW");
+
+  const Subcommands sub = add_subcommands(app, o);
+  CLI::App* const run = sub.run;
+  CLI::App* const check = sub.check;
 
   stratus::app::SubmitOptions submit_options;
   submit_options.environment = stratus::app::environment_snapshot();  // before MPI_Init
@@ -164,48 +221,11 @@ int main(int argc, char** argv) {
     stratus::SolverRegistry registry;
     stratus::register_builtin_solvers(registry);
 
-    if (run->parsed() || check->parsed()) {
-      std::vector<stratus::io::Override> overrides;
-      for (const auto& text : o.overrides)
-        overrides.push_back(stratus::io::Override::from_set(text));
-      if (!o.output_dir.empty())
-        overrides.push_back(stratus::io::Override::literal_string("output.dir", o.output_dir,
-                                                                  "--output-dir " + o.output_dir));
-      if (!o.progress_every.empty())
-        overrides.push_back(stratus::io::Override::literal_string(
-            "output.progress_every", o.progress_every, "--progress-every " + o.progress_every));
-      const auto deck = stratus::load_run_deck(ctx, registry, o.deck, overrides);
-      if (check->parsed()) {
-        if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
-        return 0;
-      }
-      stratus::RunOptions run_options;
-      run_options.restart = o.restart;
-      run_options.allow_deck_change = o.allow_deck_change;
-      if (!o.walltime.empty()) {
-        const auto seconds = stratus::parse_duration(o.walltime);
-        if (!seconds || *seconds <= 0)
-          throw stratus::InputError(fmt::format("--walltime: expected {} (> 0), found \"{}\"",
-                                                stratus::kDurationHelp, o.walltime));
-        run_options.walltime = *seconds;
-      }
-      stratus::run_deck(ctx, registry, deck, run_options);
-      return 0;
-    }
-    if (info->parsed()) {
-      // Every rank reads (read-only), so a bad file fails on every rank alike.
-      // A checkpoint is verified first: a damaged one is reported with what is wrong.
-      const std::string report =
-          o.verify || !o.diff_deck.empty()
-              ? stratus::app::checkpoint_report(ctx, registry, o.file, o.verify, o.diff_deck)
-              : std::string();
-      const std::string text = stratus::io::describe_file(o.file, o.show_deck) + report;
-      if (ctx.rank() == 0) std::fputs(text.c_str(), stdout);
-      return 0;
-    }
+    if (run->parsed() || check->parsed()) return run_or_check(ctx, registry, o, check->parsed());
+    if (sub.info->parsed()) return describe(ctx, registry, o);
     if (post->parsed()) return stratus::app::run_post(ctx, registry, *post, post_options);
     if (submit->parsed()) return stratus::app::submit(ctx, registry, submit_options);
-    if (schema->parsed()) {
+    if (sub.schema->parsed()) {
       if (ctx.rank() == 0) std::fputs(stratus::input_reference_markdown(registry).c_str(), stdout);
       return 0;
     }

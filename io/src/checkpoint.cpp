@@ -1,6 +1,8 @@
 // CheckpointWriter and the particle routing shared by writer and reader.
 #include "stratus/io/checkpoint.hpp"
 
+#include "stratus/core/particle_plan.hpp"
+
 #include "checkpoint_support.hpp"
 #include "h5_support.hpp"
 #include "stratus/core/error.hpp"
@@ -48,79 +50,24 @@ int row_owner(std::int64_t n_global, int ranks, std::int64_t row) {
   return static_cast<int>(r + (row - (q + 1) * r) / q);
 }
 
-namespace {
-
-template <class T>
-MPI_Datatype mpi_type();
-template <>
-MPI_Datatype mpi_type<double>() {
-  return MPI_DOUBLE;
-}
-template <>
-MPI_Datatype mpi_type<std::int64_t>() {
-  return MPI_INT64_T;
-}
-
-/// Alltoallv of `ncomp` values per row, rows ordered by destination through `order`.
-template <class T>
-std::vector<T> route_values(MPI_Comm comm, const std::vector<T>& values, int ncomp,
-                            const std::vector<std::size_t>& order,
-                            const std::vector<int>& send_rows, const std::vector<int>& recv_rows) {
-  const int ranks = static_cast<int>(send_rows.size());
-  std::vector<T> packed(order.size() * static_cast<std::size_t>(ncomp));
-  for (std::size_t k = 0; k < order.size(); ++k)
-    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(order[k] * ncomp), ncomp,
-                packed.begin() + static_cast<std::ptrdiff_t>(k * ncomp));
-  std::vector<int> scount(ranks), sdispl(ranks), rcount(ranks), rdispl(ranks);
-  int s = 0, r = 0;
-  for (int p = 0; p < ranks; ++p) {
-    scount[p] = send_rows[p] * ncomp;
-    rcount[p] = recv_rows[p] * ncomp;
-    sdispl[p] = s;
-    rdispl[p] = r;
-    s += scount[p];
-    r += rcount[p];
-  }
-  std::vector<T> out(static_cast<std::size_t>(r));
-  MPI_Alltoallv(packed.data(), scount.data(), sdispl.data(), mpi_type<T>(), out.data(),
-                rcount.data(), rdispl.data(), mpi_type<T>(), comm);
-  return out;
-}
-
-}  // namespace
-
 ParticleColumns route_particles(MPI_Comm comm, const ParticleColumns& columns,
                                 const std::vector<int>& dest) {
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
   const std::size_t n = columns.rows();
   if (dest.size() != n) throw RuntimeError("route_particles: one destination per row expected");
-  std::vector<int> send_rows(ranks, 0), recv_rows(ranks, 0);
-  for (const int d : dest) {
-    if (d < 0 || d >= ranks) throw RuntimeError(fmt::format("route_particles: bad rank {}", d));
-    ++send_rows[d];
-  }
-  // Counting sort by destination, stable in row order.
-  std::vector<std::size_t> start(static_cast<std::size_t>(ranks) + 1, 0), order(n);
-  for (int p = 0; p < ranks; ++p) start[p + 1] = start[p] + static_cast<std::size_t>(send_rows[p]);
-  for (std::size_t i = 0; i < n; ++i) order[start[dest[i]]++] = i;
-  MPI_Alltoall(send_rows.data(), 1, MPI_INT, recv_rows.data(), 1, MPI_INT, comm);
-
+  for (const auto& c : columns.reals)
+    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
+      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
+  for (const auto& c : columns.ints)
+    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
+      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
+  const ParticlePlan plan(comm, dest);
   ParticleColumns out;
   out.n_global = columns.n_global;
-  out.ids = route_values(comm, columns.ids, 1, order, send_rows, recv_rows);
-  for (const auto& c : columns.reals) {
-    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
-      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
-    out.reals.push_back(
-        {c.name, c.ncomp, route_values(comm, c.values, c.ncomp, order, send_rows, recv_rows)});
-  }
-  for (const auto& c : columns.ints) {
-    if (c.values.size() != n * static_cast<std::size_t>(c.ncomp))
-      throw RuntimeError("route_particles: column '" + c.name + "' has the wrong length");
-    out.ints.push_back(
-        {c.name, c.ncomp, route_values(comm, c.values, c.ncomp, order, send_rows, recv_rows)});
-  }
+  out.ids = plan.execute(columns.ids);
+  for (const auto& c : columns.reals)
+    out.reals.push_back({c.name, c.ncomp, plan.execute(c.values, c.ncomp)});
+  for (const auto& c : columns.ints)
+    out.ints.push_back({c.name, c.ncomp, plan.execute(c.values, c.ncomp)});
   return out;
 }
 

@@ -1,7 +1,7 @@
 // H5mdWriter: H5MD 1.1 trajectories written collectively with MPI-IO, one frame per append().
 //
-// Each rank owns the contiguous block of ids [begin(r), begin(r + 1)) of the file's rows. On
-// every frame the atoms travel to the owner of their id (one MPI_Alltoallv), which then writes
+// Each rank owns the contiguous block of ids row_block(natoms, r, ranks) of the file's rows. On
+// every frame the atoms travel to the owner of their id (one ParticlePlan), which then writes
 // its block as a single hyperslab per dataset: the file selection of every rank is one
 // contiguous run, the best case for MPI-IO, and a rank whose block is empty selects nothing but
 // still takes part in every collective call.
@@ -9,7 +9,9 @@
 
 #include "h5_support.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/particle_plan.hpp"
 #include "stratus/core/version.hpp"
+#include "stratus/io/checkpoint.hpp"
 
 #include <fmt/format.h>
 
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace stratus::io {
@@ -32,29 +35,104 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 /// Frames per chunk of the small per-frame datasets (step, time, box edges).
 constexpr hsize_t kFramesPerChunk = 256;
 
-/// One owned atom on its way to the rank that writes its row.
-struct PackedAtom {
-  std::int64_t id;
-  double x[3];
-  double v[3];
-  std::int32_t type;
-  std::int32_t image[3];
+/// Problems found on any rank, agreed on by all before anything is written: [0] nlocal outside
+/// the arrays, [1] ids outside [0, natoms), [2] ids owned twice, [3] ids owned by no rank.
+struct FrameProblems {
+  std::int64_t count[4] = {0, 0, 0, 0};
+  std::int64_t first[4] = {
+      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max(),
+      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()};
+  void note(int kind, std::int64_t value) {
+    ++count[kind];
+    first[kind] = std::min(first[kind], value);
+  }
+  /// Collective: every rank throws the same RuntimeError when any rank found a problem.
+  void agree_or_throw(MPI_Comm comm, const std::string& path, std::int64_t step,
+                      std::int64_t natoms) {
+    MPI_Allreduce(MPI_IN_PLACE, count, 4, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, first, 4, MPI_INT64_T, MPI_MIN, comm);
+    if (count[0] + count[1] + count[2] + count[3] == 0) return;
+    std::string what;
+    const char* kinds[4] = {"rank(s) passed nlocal outside [0, array size)",
+                            "atom(s) with an id outside [0, natoms)", "id(s) owned twice",
+                            "id(s) owned by no rank"};
+    for (int k = 0; k < 4; ++k) {
+      if (count[k] == 0) continue;
+      what += fmt::format("{}{} {} (first: {})", what.empty() ? "" : "; ", count[k], kinds[k],
+                          first[k]);
+    }
+    throw RuntimeError(fmt::format(
+        "{}: H5MD frame at step {} not written: the ranks must own every id in [0, {}) exactly "
+        "once, but found {}",
+        path, step, natoms, what));
+  }
 };
 
-/// First id of the block of rows written by rank `r` of `ranks`.
-/// Exactly floor(natoms * r / ranks), without overflow.
-std::int64_t block_begin(std::int64_t natoms, int ranks, int r) {
-  return natoms / ranks * r + natoms % ranks * r / ranks;
-}
+/// This rank's block of file rows (ids [first, first + count)), in id order.
+struct IdBlock {
+  std::int64_t first = 0;
+  std::size_t rows = 0;
+  std::vector<double> pos, vel;
+  std::vector<std::int32_t> species, images;
+  std::vector<std::int64_t> ids;
+};
 
-/// The rank whose block holds `id` (0 <= id < natoms).
-int block_owner(std::int64_t id, std::int64_t natoms, int ranks) {
-  int r = std::clamp(static_cast<int>(static_cast<double>(id) / static_cast<double>(natoms) *
-                                      static_cast<double>(ranks)),
-                     0, ranks - 1);
-  while (r + 1 < ranks && block_begin(natoms, ranks, r + 1) <= id) ++r;
-  while (r > 0 && block_begin(natoms, ranks, r) > id) --r;
-  return r;
+/// Sends every atom to the rank whose block holds its id (one particle plan, five columns) and
+/// places it in its row; notes ids out of range, owned twice or by no rank. Collective.
+IdBlock gather_block(MPI_Comm comm, const H5mdRows& in, int n, std::int64_t natoms,
+                     FrameProblems& problems) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const auto rows = static_cast<std::size_t>(n);
+  std::vector<int> dest(rows, -1);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::int64_t id = in.id[i];
+    if (id < 0 || id >= natoms)
+      problems.note(1, id);
+    else
+      dest[i] = row_owner(natoms, ranks, id);
+  }
+  const ParticlePlan plan(comm, dest);
+  const auto head = [&](const auto& column, std::size_t width) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    return std::vector<T>(column.begin(),
+                          column.begin() + static_cast<std::ptrdiff_t>(rows * width));
+  };
+  const auto id = plan.execute(head(in.id, 1));
+  const auto type = plan.execute(head(in.type, 1));
+  const auto x = plan.execute(head(in.x, 3), 3);
+  const auto v = plan.execute(head(in.v, 3), 3);
+  const auto image = plan.execute(head(in.image, 3), 3);
+
+  IdBlock b;
+  const RowBlock mine = row_block(natoms, rank, ranks);
+  b.first = mine.first;
+  b.rows = static_cast<std::size_t>(mine.count);
+  b.pos.assign(3 * b.rows, 0.0);
+  b.vel.assign(3 * b.rows, 0.0);
+  b.species.assign(b.rows, 0);
+  b.ids.assign(b.rows, 0);
+  b.images.assign(3 * b.rows, 0);
+  std::vector<unsigned char> seen(b.rows, 0);
+  for (std::size_t r = 0; r < id.size(); ++r) {
+    const auto k = static_cast<std::size_t>(id[r] - b.first);
+    if (seen[k] != 0) {
+      problems.note(2, id[r]);
+      continue;
+    }
+    seen[k] = 1;
+    b.ids[k] = id[r];
+    b.species[k] = static_cast<std::int32_t>(type[r]);
+    for (std::size_t d = 0; d < 3; ++d) {
+      b.pos[3 * k + d] = x[3 * r + d];
+      b.vel[3 * k + d] = v[3 * r + d];
+      b.images[3 * k + d] = static_cast<std::int32_t>(image[3 * r + d]);
+    }
+  }
+  for (std::size_t k = 0; k < b.rows; ++k)
+    if (seen[k] == 0) problems.note(3, b.first + static_cast<std::int64_t>(k));
+  return b;
 }
 
 /// Creates the extendable dataset `name` of shape (0, frame_shape...), chunked as
@@ -282,117 +360,25 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdRows& rows_in,
   QuietHdf5Errors quiet;
   require_open(file_, path_);
   int rank = 0;
-  int ranks = 1;
   MPI_Comm_rank(comm_, &rank);
-  MPI_Comm_size(comm_, &ranks);
-
-  // Problems found on any rank, agreed on by all before anything is written:
-  // [0] nlocal outside the arrays, [1] ids outside [0, natoms), [2] ids owned twice, [3] missing.
-  std::int64_t problems[4] = {0, 0, 0, 0};
-  std::int64_t first_bad[4];
-  std::fill(std::begin(first_bad), std::end(first_bad), std::numeric_limits<std::int64_t>::max());
-  const auto note = [&](int kind, std::int64_t value) {
-    ++problems[kind];
-    first_bad[kind] = std::min(first_bad[kind], value);
-  };
+  FrameProblems problems;
   const std::size_t capacity =
       std::min({rows_in.x.size() / 3, rows_in.v.size() / 3, rows_in.type.size(), rows_in.id.size(),
                 rows_in.image.size() / 3});
   int n = nlocal;
   if (nlocal < 0 || static_cast<std::size_t>(nlocal) > capacity) {
-    note(0, nlocal);
+    problems.note(0, nlocal);
     n = 0;
   }
-
-  const auto hid = [&](int i) { return rows_in.id[static_cast<std::size_t>(i)]; };
-
-  // Pack by destination rank (a counting sort), leaving out ids outside [0, natoms).
-  std::vector<int> send_counts(ranks, 0);
-  std::vector<int> owner(n, -1);
-  for (int i = 0; i < n; ++i) {
-    if (hid(i) < 0 || hid(i) >= natoms_) {
-      note(1, hid(i));
-      continue;
-    }
-    owner[i] = block_owner(hid(i), natoms_, ranks);
-    ++send_counts[owner[i]];
-  }
-  std::vector<int> send_displs(ranks, 0);
-  for (int r = 1; r < ranks; ++r) send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
-  std::vector<PackedAtom> send(n > 0 ? static_cast<std::size_t>(n) : 0);
-  {
-    std::vector<int> next = send_displs;
-    for (int i = 0; i < n; ++i) {
-      if (owner[i] < 0) continue;
-      PackedAtom& a = send[next[owner[i]]++];
-      a.id = hid(i);
-      a.type = rows_in.type[static_cast<std::size_t>(i)];
-      for (std::size_t d = 0; d < 3; ++d) {
-        const std::size_t k = 3 * static_cast<std::size_t>(i) + d;
-        a.x[d] = rows_in.x[k];
-        a.v[d] = rows_in.v[k];
-        a.image[d] = rows_in.image[k];
-      }
-    }
-  }
-  std::vector<int> recv_counts(ranks, 0);
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
-  std::vector<int> recv_displs(ranks, 0);
-  for (int r = 1; r < ranks; ++r) recv_displs[r] = recv_displs[r - 1] + recv_counts[r - 1];
-  std::vector<PackedAtom> recv(static_cast<std::size_t>(recv_displs[ranks - 1]) +
-                               static_cast<std::size_t>(recv_counts[ranks - 1]));
-  MPI_Datatype atom_type = MPI_DATATYPE_NULL;
-  MPI_Type_contiguous(static_cast<int>(sizeof(PackedAtom)), MPI_BYTE, &atom_type);
-  MPI_Type_commit(&atom_type);
-  MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), atom_type, recv.data(),
-                recv_counts.data(), recv_displs.data(), atom_type, comm_);
-  MPI_Type_free(&atom_type);
-
-  // This rank's block of rows, in id order.
-  const std::int64_t begin = block_begin(natoms_, ranks, rank);
-  const auto rows = static_cast<std::size_t>(block_begin(natoms_, ranks, rank + 1) - begin);
-  std::vector<double> pos(3 * rows);
-  std::vector<double> vel(3 * rows);
-  std::vector<std::int32_t> species(rows);
-  std::vector<std::int64_t> ids(rows);
-  std::vector<std::int32_t> images(3 * rows);
-  std::vector<unsigned char> seen(rows, 0);
-  for (const PackedAtom& a : recv) {
-    const auto k = static_cast<std::size_t>(a.id - begin);
-    if (seen[k] != 0) {
-      note(2, a.id);
-      continue;
-    }
-    seen[k] = 1;
-    ids[k] = a.id;
-    species[k] = a.type;
-    for (int d = 0; d < 3; ++d) {
-      pos[3 * k + d] = a.x[d];
-      vel[3 * k + d] = a.v[d];
-      images[3 * k + d] = a.image[d];
-    }
-  }
-  for (std::size_t k = 0; k < rows; ++k) {
-    if (seen[k] == 0) note(3, begin + static_cast<std::int64_t>(k));
-  }
-
-  MPI_Allreduce(MPI_IN_PLACE, problems, 4, MPI_INT64_T, MPI_SUM, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, first_bad, 4, MPI_INT64_T, MPI_MIN, comm_);
-  if (problems[0] + problems[1] + problems[2] + problems[3] > 0) {
-    std::string what;
-    const char* kinds[4] = {"rank(s) passed nlocal outside [0, array size)",
-                            "atom(s) with an id outside [0, natoms)", "id(s) owned twice",
-                            "id(s) owned by no rank"};
-    for (int k = 0; k < 4; ++k) {
-      if (problems[k] == 0) continue;
-      what += fmt::format("{}{} {} (first: {})", what.empty() ? "" : "; ", problems[k], kinds[k],
-                          first_bad[k]);
-    }
-    throw RuntimeError(fmt::format(
-        "{}: H5MD frame at step {} not written: the ranks must own every id in [0, {}) exactly "
-        "once, but found {}",
-        path_, step, natoms_, what));
-  }
+  const IdBlock block = gather_block(comm_, rows_in, n, natoms_, problems);
+  problems.agree_or_throw(comm_, path_, step, natoms_);
+  const auto rows = block.rows;
+  const std::int64_t begin = block.first;
+  const auto& pos = block.pos;
+  const auto& vel = block.vel;
+  const auto& species = block.species;
+  const auto& ids = block.ids;
+  const auto& images = block.images;
 
   // Collective: grow every dataset by one frame, then each rank writes its block.
   const auto frame = static_cast<hsize_t>(frames_);

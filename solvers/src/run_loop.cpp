@@ -1,5 +1,6 @@
 // The time loop every solver shares: resume, steps, checkpoints, signals and wall-time limits.
 // docs/checkpointing.md describes the guarantees; this file is where they are kept.
+#include "run_config.hpp"
 #include "run_report.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
@@ -69,18 +70,6 @@ void declare_checkpoint_section(Schema& schema) {
 
 namespace {
 
-struct Policy {
-  std::string dir;
-  std::int64_t every = 0;
-  enum class Interval { off, fixed, automatic } interval = Interval::automatic;
-  double interval_seconds = 0;
-  double mtbi = 0;
-  int keep = 2;
-  bool at_end = true;
-  std::vector<int> signals;
-  double walltime = 0;  // from the deck or the command line, seconds; 0 = none
-};
-
 double duration_or_error(const io::Deck& deck, const std::string& key) {
   const auto& text = deck.string(key);
   const auto d = parse_duration(text);
@@ -88,23 +77,24 @@ double duration_or_error(const io::Deck& deck, const std::string& key) {
   return *d;
 }
 
-Policy read_policy(const io::Deck& deck, const RunOptions& options) {
-  Policy p;
+CheckpointPolicy read_policy(const io::Deck& deck, const RunOptions& options) {
+  CheckpointPolicy p;
+  using Interval = CheckpointPolicy::Interval;
   p.dir = deck.string("checkpoint.dir");
   if (p.dir.empty()) p.dir = (fs::path(deck.string("output.dir")) / "checkpoints").string();
   p.every = deck.integer("checkpoint.every");
   const auto& interval = deck.string("checkpoint.interval");
   if (interval == "auto") {
-    p.interval = Policy::Interval::automatic;
+    p.interval = Interval::automatic;
   } else if (interval == "off") {
-    p.interval = Policy::Interval::off;
+    p.interval = Interval::off;
   } else {
     const auto d = parse_duration(interval);
     if (!d || *d <= 0)
       throw deck.error_at("checkpoint.interval",
                           fmt::format("expected \"auto\", \"off\" or {} (> 0), found \"{}\"",
                                       kDurationHelp, interval));
-    p.interval = Policy::Interval::fixed;
+    p.interval = Interval::fixed;
     p.interval_seconds = *d;
   }
   p.mtbi = duration_or_error(deck, "checkpoint.mtbi");
@@ -118,6 +108,39 @@ Policy read_policy(const io::Deck& deck, const RunOptions& options) {
     p.walltime = options.walltime;
   return p;
 }
+
+}  // namespace
+
+double CheckpointPolicy::seconds_between(double last_cost, std::uint64_t state_bytes) const {
+  switch (interval) {
+    case Interval::off:
+      return std::numeric_limits<double>::infinity();
+    case Interval::fixed:
+      return interval_seconds;
+    case Interval::automatic: {
+      // Young (1974) / Daly (2006): tau = sqrt(2 C M). Before the first checkpoint, C is
+      // estimated from the state's size at 200 MB/s.
+      const double c = last_cost > 0 ? last_cost : 0.05 + static_cast<double>(state_bytes) / 200e6;
+      return std::sqrt(2.0 * c * mtbi);
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+RunConfig RunConfig::from(const io::Deck& deck, const RunOptions& options) {
+  RunConfig c;
+  c.solver = deck.string("run.solver");
+  c.steps = deck.integer("run.steps");
+  c.price_per_node_hour = deck.real("run.price_per_node_hour");
+  c.progress_every = progress_interval(deck);
+  c.output = io::OutputPaths::from(deck);
+  c.deck_path = deck.path();
+  c.deck_toml = deck.to_toml();
+  c.checkpoint = read_policy(deck, options);
+  return c;
+}
+
+namespace {
 
 /// Seconds left in this Slurm job (`squeue -o %L`), or a negative value when not under Slurm
 /// or when it cannot be told. Rank 0 only.
@@ -173,75 +196,40 @@ std::vector<std::string> bcast_strings(MPI_Comm comm, std::vector<std::string> i
   return items;
 }
 
-class Driver {
- public:
-  Driver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options)
-      : ctx_(ctx),
-        deck_(deck),
-        solver_(solver),
-        options_(options),
-        policy_(read_policy(deck, options)),
-        progress_every_(progress_interval(deck)),
-        store_(policy_.dir, io::run_name(deck)) {}
-
-  void run();
-
- private:
-  std::int64_t resume();
-  void check_deck(const io::CheckpointReader& r) const;
-  void remove_files(const std::vector<std::string>& paths, const char* why) const;
-  void rename_aside(const std::string& path, const char* suffix, const std::string& why) const;
-  std::string write_checkpoint(const char* reason);
-  [[nodiscard]] double interval_seconds() const;
-  /// The summary's record of the time loop so far.
-  [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
-
-  Context& ctx_;
-  const io::Deck& deck_;
-  Solver& solver_;
-  RunOptions options_;
-  Policy policy_;
-  double progress_every_;  // seconds between plain progress lines (infinity: off)
-  io::CheckpointStore store_;
-  double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
-  double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
-  std::int64_t last_checkpoint_step_ = -1;
-  int checkpoints_written_ = 0;
-  double checkpoint_seconds_ = 0;
-  std::int64_t first_step_ = 0, final_step_ = 0;
-  double first_time_ = 0;
-  DevicePeak device_peak_;
-};
-
-void Driver::remove_files(const std::vector<std::string>& paths, const char* why) const {
-  if (ctx_.rank() != 0) return;
+void remove_files(const Context& ctx, const std::vector<std::string>& paths, const char* why) {
+  if (ctx.rank() != 0) return;
   for (const auto& p : paths) {
     std::error_code ec;
     fs::remove(p, ec);
-    ctx_.log().warn("checkpoint: removed {} ({})", p, why);
+    ctx.log().warn("checkpoint: removed {} ({})", p, why);
   }
 }
 
-void Driver::rename_aside(const std::string& path, const char* suffix,
-                          const std::string& why) const {
-  if (ctx_.rank() != 0) return;
+void rename_aside(const Context& ctx, const std::string& path, const char* suffix,
+                  const std::string& why) {
+  if (ctx.rank() != 0) return;
   std::error_code ec;
   fs::rename(path, path + suffix, ec);
-  ctx_.log().warn("checkpoint: {} renamed to {}{} ({})", path, path, suffix, why);
+  ctx.log().warn("checkpoint: {} renamed to {}{} ({})", path, path, suffix, why);
 }
 
-void Driver::check_deck(const io::CheckpointReader& r) const {
+// --- The resumer: which checkpoint a run continues from ---------------------------------
+
+/// Refuses a checkpoint of another solver, or one whose deck differs from this one in a key
+/// that changes the physics (DeckMismatch), unless --allow-deck-change.
+void check_deck(const Context& ctx, const io::Deck& deck, const Solver& solver,
+                const RunOptions& options, const io::CheckpointReader& r) {
   const auto& info = r.info();
-  const std::string solver = deck_.string("run.solver");
-  if (info.solver != solver)
+  const std::string& name = deck.string("run.solver");
+  if (info.solver != name)
     throw DeckMismatch(
         fmt::format("{}: written by solver '{}', this deck runs '{}': refusing to resume from it "
                     "(use --restart none to start fresh, or another checkpoint directory)",
-                    r.path(), info.solver, solver));
+                    r.path(), info.solver, name));
   io::Deck stored;
   try {
     stored = io::load_deck(r.path() + ":/stratus/deck", r.deck_text(), std::vector<io::Override>{},
-                           deck_.schema(), [](const std::string&, Schema&) {});
+                           deck.schema(), [](const std::string&, Schema&) {});
   } catch (const InputError& e) {
     throw DeckMismatch(fmt::format(
         "{}: its deck does not load with this deck's schema ({}): refusing to resume from it",
@@ -249,16 +237,16 @@ void Driver::check_deck(const io::CheckpointReader& r) const {
   }
   std::vector<std::string> free = {"run.steps", "run.name", "run.price_per_node_hour", "output.",
                                    "checkpoint."};
-  for (auto& k : solver_.restart_free_keys()) free.push_back(k);
+  for (auto& k : solver.restart_free_keys()) free.push_back(k);
   std::vector<std::string> changed;
-  for (const auto& d : stored.differences(deck_)) {
+  for (const auto& d : stored.differences(deck)) {
     if (is_free_key(d.key, free)) continue;
     changed.push_back(fmt::format("  {}: {} in the checkpoint, {} now", d.key, d.before, d.after));
   }
   if (changed.empty()) return;
-  if (options_.allow_deck_change) {
-    ctx_.log().warn("checkpoint: resuming with {} changed deck key(s) (--allow-deck-change):\n{}",
-                    changed.size(), join(changed, "\n"));
+  if (options.allow_deck_change) {
+    ctx.log().warn("checkpoint: resuming with {} changed deck key(s) (--allow-deck-change):\n{}",
+                   changed.size(), join(changed, "\n"));
     return;
   }
   throw DeckMismatch(fmt::format(
@@ -268,47 +256,54 @@ void Driver::check_deck(const io::CheckpointReader& r) const {
       r.path(), changed.size(), join(changed, "\n")));
 }
 
-std::int64_t Driver::resume() {
-  const auto& log = ctx_.log();
-  const MPI_Comm comm = ctx_.comm();
-  const std::string& how = options_.restart;
+/// The checkpoints to try, newest first (--restart auto), or the one --restart names; empty
+/// for a fresh start (--restart none removes the run's checkpoints). Collective.
+std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions& options,
+                                            const io::CheckpointStore& store,
+                                            const std::string& run_name) {
+  const std::string& how = options.restart;
   if (how == "none") {
     std::vector<std::string> old;
-    if (ctx_.rank() == 0) {
-      for (const auto& e : store_.list()) old.push_back(e.path);
-      for (const auto& p : store_.partials()) old.push_back(p);
+    if (ctx.rank() == 0) {
+      for (const auto& e : store.list()) old.push_back(e.path);
+      for (const auto& p : store.partials()) old.push_back(p);
     }
-    remove_files(old, "--restart none starts the run afresh");
-    log.info("checkpoint: --restart none: starting from step 0");
-    return -1;
+    remove_files(ctx, old, "--restart none starts the run afresh");
+    ctx.log().info("checkpoint: --restart none: starting from step 0");
+    return {};
   }
-  std::vector<std::string> candidates;
-  const bool automatic = how == "auto";
-  if (automatic) {
-    std::vector<std::string> partials;
-    if (ctx_.rank() == 0) {
-      for (const auto& e : store_.list()) candidates.push_back(e.path);
-      partials = store_.partials();
-    }
-    remove_files(partials, "left by a checkpoint write that never finished");
-    candidates = bcast_strings(comm, candidates);
-    if (candidates.empty()) {
-      log.info("checkpoint: no checkpoint of run '{}' in {}: starting from step 0",
-               io::run_name(deck_), store_.dir());
-      return -1;
-    }
-  } else {
-    candidates.push_back(how);
+  if (how != "auto") return {how};
+  std::vector<std::string> candidates, partials;
+  if (ctx.rank() == 0) {
+    for (const auto& e : store.list()) candidates.push_back(e.path);
+    partials = store.partials();
   }
+  remove_files(ctx, partials, "left by a checkpoint write that never finished");
+  candidates = bcast_strings(ctx.comm(), candidates);
+  if (candidates.empty())
+    ctx.log().info("checkpoint: no checkpoint of run '{}' in {}: starting from step 0", run_name,
+                   store.dir());
+  return candidates;
+}
+
+/// Restores `solver` from the newest usable checkpoint: verified, then checked against the
+/// deck (check_deck). Returns the step resumed at, -1 for a fresh start. Collective. The deck
+/// is the resumer's argument: the time loop that follows never sees it.
+std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options,
+                    const io::CheckpointStore& store, const std::string& run_name) {
+  const auto& log = ctx.log();
+  const auto candidates = restart_candidates(ctx, options, store, run_name);
+  if (candidates.empty()) return -1;
+  const bool automatic = options.restart == "auto";
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const std::string& path = candidates[k];
     try {
       const double start = wall_seconds();
-      io::CheckpointReader reader(comm, path);
+      io::CheckpointReader reader(ctx.comm(), path);
       reader.verify();
       const double verified = wall_seconds();
-      check_deck(reader);
-      solver_.restore(reader);
+      check_deck(ctx, deck, solver, options, reader);
+      solver.restore(reader);
       const auto& info = reader.info();
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
@@ -318,7 +313,7 @@ std::int64_t Driver::resume() {
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
         for (std::size_t j = 0; j < k; ++j)
-          rename_aside(candidates[j], ".damaged", "it failed verification");
+          rename_aside(ctx, candidates[j], ".damaged", "it failed verification");
       return info.step;
     } catch (const DeckMismatch&) {
       throw;
@@ -331,24 +326,73 @@ std::int64_t Driver::resume() {
   throw InputError(fmt::format(
       "none of the {} checkpoint(s) in {} is usable (see the warnings above); move them away or "
       "run with --restart none to start from step 0",
-      candidates.size(), store_.dir()));
+      candidates.size(), store.dir()));
 }
 
-double Driver::interval_seconds() const {
-  switch (policy_.interval) {
-    case Policy::Interval::off:
-      return std::numeric_limits<double>::infinity();
-    case Policy::Interval::fixed:
-      return policy_.interval_seconds;
-    case Policy::Interval::automatic: {
-      // Young (1974) / Daly (2006): tau = sqrt(2 C M). Before the first checkpoint, C is
-      // estimated from the state's size at 200 MB/s.
-      const double c =
-          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(solver_.state_bytes()) / 200e6;
-      return std::sqrt(2.0 * c * policy_.mtbi);
-    }
+// --- The stop agreement: what every rank decides after a step ---------------------------
+
+/// One cheap collective a step: a signal seen by any rank, and rank 0's clock decisions.
+struct StopAgreement {
+  int signal = 0;                 ///< the first pending signal (0: none)
+  bool interval_elapsed = false;  ///< the checkpoint interval has passed (rank 0's clock)
+  bool deadline_near = false;     ///< the wall-time limit leaves just time for a checkpoint
+
+  /// `interval_elapsed` and `deadline_near` are rank 0's; every rank returns the same.
+  static StopAgreement reach(MPI_Comm comm, bool interval_elapsed, bool deadline_near) {
+    int flags[3] = {SignalWatch::pending(), interval_elapsed ? 1 : 0, deadline_near ? 1 : 0};
+    MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm);
+    return {flags[0], flags[1] != 0, flags[2] != 0};
   }
-  return std::numeric_limits<double>::infinity();
+};
+
+// --- The time loop ----------------------------------------------------------------------
+
+class Driver {
+ public:
+  Driver(Context& ctx, const RunConfig& config, Solver& solver, const io::CheckpointStore& store)
+      : ctx_(ctx), config_(config), policy_(config.checkpoint), solver_(solver), store_(store) {}
+
+  /// Steps the solver from `resumed_at` (-1: a fresh start) to run.steps or its end,
+  /// checkpointing on the policy's schedule; throws StopRequested after the checkpoint of a
+  /// signal or the wall-time limit. Collective.
+  void run(std::int64_t resumed_at);
+
+ private:
+  /// The earliest of the deck's or --walltime's limit and the Slurm job's end (rank 0 logs
+  /// it, with the checkpoint schedule).
+  [[nodiscard]] double deadline(double start) const;
+  std::string write_checkpoint(const char* reason);
+  /// Deletes all but the newest checkpoint.keep checkpoints older than `step` (rank 0).
+  void prune(std::int64_t step) const;
+  [[nodiscard]] double interval_seconds() const {
+    return policy_.seconds_between(last_cost_, solver_.state_bytes());
+  }
+  /// The summary's record of the time loop so far.
+  [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
+
+  Context& ctx_;
+  const RunConfig& config_;
+  const CheckpointPolicy& policy_;
+  Solver& solver_;
+  const io::CheckpointStore& store_;
+  double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
+  double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
+  std::int64_t last_checkpoint_step_ = -1;
+  int checkpoints_written_ = 0;
+  double checkpoint_seconds_ = 0;
+  std::int64_t first_step_ = 0, final_step_ = 0;
+  double first_time_ = 0;
+  DevicePeak device_peak_;
+};
+
+void Driver::prune(std::int64_t step) const {
+  if (ctx_.rank() != 0) return;
+  const auto entries = store_.list();
+  for (std::size_t i = static_cast<std::size_t>(policy_.keep); i < entries.size(); ++i) {
+    if (entries[i].step >= step) continue;
+    std::error_code ec;
+    fs::remove(entries[i].path, ec);
+  }
 }
 
 std::string Driver::write_checkpoint(const char* reason) {
@@ -361,7 +405,7 @@ std::string Driver::write_checkpoint(const char* reason) {
   try {
     auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
     solver_.sync_outputs();
-    io::CheckpointWriter writer(ctx_.comm(), path, deck_.to_toml(), solver_.checkpoint_info());
+    io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml, solver_.checkpoint_info());
     solver_.save(writer);
     bytes = writer.commit();
     written = wall_seconds() - start;
@@ -381,16 +425,7 @@ std::string Driver::write_checkpoint(const char* reason) {
                      : fmt::format("The earlier checkpoint {} is intact.", kept.front().path)));
   }
   const double cost = wall_seconds() - start;
-  std::vector<std::string> old;
-  if (ctx_.rank() == 0) {
-    const auto entries = store_.list();
-    for (std::size_t i = static_cast<std::size_t>(policy_.keep); i < entries.size(); ++i)
-      if (entries[i].step < step) old.push_back(entries[i].path);
-    for (const auto& p : old) {
-      std::error_code ec;
-      fs::remove(p, ec);
-    }
-  }
+  prune(step);
   last_cost_ = cost;
   last_checkpoint_at_ = wall_seconds();
   last_checkpoint_step_ = step;
@@ -401,7 +436,7 @@ std::string Driver::write_checkpoint(const char* reason) {
       "{:.3f} s",
       step, reason, path, static_cast<double>(bytes) / 1e6, written,
       written > 0 ? static_cast<double>(bytes) / 1e6 / written : 0.0, cost - written);
-  if (policy_.interval == Policy::Interval::automatic) {
+  if (policy_.interval == CheckpointPolicy::Interval::automatic) {
     const double tau = interval_seconds();
     log.info(
         "checkpoint: interval auto: every {} (C = {:.3g} s, M = {}): expected overhead {:.2f}% "
@@ -412,42 +447,40 @@ std::string Driver::write_checkpoint(const char* reason) {
   return path;
 }
 
-void Driver::run() {
+double Driver::deadline(double start) const {
   const auto& log = ctx_.log();
-  const MPI_Comm comm = ctx_.comm();
-  if (ctx_.rank() == 0) {
-    std::error_code ec;
-    fs::create_directories(policy_.dir, ec);
+  // --walltime and checkpoint.walltime count from the process start (set-up and resume included).
+  double deadline = policy_.walltime > 0 ? process_start_seconds() + policy_.walltime
+                                         : std::numeric_limits<double>::infinity();
+  if (ctx_.rank() != 0) return deadline;  // only rank 0's clock decides
+  const double left = slurm_time_left(log);
+  if (left >= 0 && start + left < deadline) {
+    deadline = start + left;
+    log.info("checkpoint: Slurm job {} ends in {}", std::getenv("SLURM_JOB_ID"),
+             format_duration(left));
   }
-  const std::int64_t final_step = deck_.integer("run.steps");
-  const std::int64_t resumed_at = resume();
+  if (std::isfinite(deadline))
+    log.info("checkpoint: wall-time limit in {}: the run stops with a checkpoint before it",
+             format_duration(deadline - start));
+  if (policy_.interval != CheckpointPolicy::Interval::off)
+    log.info(
+        "checkpoint: every {}{}{}, keeping {}, in {}", format_duration(interval_seconds()),
+        policy_.interval == CheckpointPolicy::Interval::automatic ? " (auto, first estimate)" : "",
+        policy_.every > 0 ? fmt::format(" and every {} steps", policy_.every) : "", policy_.keep,
+        policy_.dir);
+  return deadline;
+}
+
+void Driver::run(std::int64_t resumed_at) {
+  const auto& log = ctx_.log();
+  const std::int64_t final_step = config_.steps;
   if (resumed_at >= final_step || (resumed_at >= 0 && solver_.reached_end())) {
     log.info("run: already complete at step {} (run.steps = {}, end reached: {}): nothing to do",
              resumed_at, final_step, solver_.reached_end());
     return;
   }
-
-  // The wall-time limit: deck or --walltime, and the Slurm job's end, whichever comes first.
   const double start = wall_seconds();
-  // --walltime and checkpoint.walltime count from the process start (set-up and resume included).
-  double deadline = policy_.walltime > 0 ? process_start_seconds() + policy_.walltime
-                                         : std::numeric_limits<double>::infinity();
-  if (ctx_.rank() == 0) {
-    const double left = slurm_time_left(log);
-    if (left >= 0 && start + left < deadline) {
-      deadline = start + left;
-      log.info("checkpoint: Slurm job {} ends in {}", std::getenv("SLURM_JOB_ID"),
-               format_duration(left));
-    }
-    if (std::isfinite(deadline))
-      log.info("checkpoint: wall-time limit in {}: the run stops with a checkpoint before it",
-               format_duration(deadline - start));
-    if (policy_.interval != Policy::Interval::off)
-      log.info("checkpoint: every {}{}{}, keeping {}, in {}", format_duration(interval_seconds()),
-               policy_.interval == Policy::Interval::automatic ? " (auto, first estimate)" : "",
-               policy_.every > 0 ? fmt::format(" and every {} steps", policy_.every) : "",
-               policy_.keep, policy_.dir);
-  }
+  const double deadline_at = deadline(start);
   // The run summary covers the time loop: outputs and checkpoints in, set-up and resume out.
   ctx_.timers().reset();
   solver_.open_outputs(resumed_at);
@@ -459,40 +492,38 @@ void Driver::run() {
   first_step_ = solver_.current_step();
   final_step_ = final_step;
   first_time_ = solver_.current_time();
-  Progress progress(log, solver_, final_step, start, progress_every_);
+  Progress progress(log, solver_, final_step, start, config_.progress_every);
   device_peak_.sample(start, true);
   double step_time = 0;  // moving average of one step's wall time (rank 0)
   double previous = wall_seconds();
   while (solver_.current_step() < final_step && !solver_.reached_end()) {
     solver_.advance(final_step);
     const std::int64_t step = solver_.current_step();
-    // One cheap collective per step: any rank's signal, rank 0's clock decisions.
-    int flags[3] = {SignalWatch::pending(), 0, 0};
     const double now = wall_seconds();
     device_peak_.sample(now);  // this rank's clock; a no-op without CUDA
+    bool interval_elapsed = false, deadline_near = false;
     if (ctx_.rank() == 0) {
       progress.update(now, last_checkpoint_step_ >= 0 ? std::optional<double>(last_checkpoint_at_)
                                                       : std::nullopt);
       step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
       previous = now;
-      flags[1] = now - last_checkpoint_at_ >= interval_seconds() ? 1 : 0;
+      interval_elapsed = now - last_checkpoint_at_ >= interval_seconds();
       const double cost =
           last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(solver_.state_bytes()) / 200e6;
-      const double reserve = 2.0 * cost + 3.0 * step_time + 1.0;
-      flags[2] = now + reserve >= deadline ? 1 : 0;
+      deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
-    MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm);
+    const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
     const bool last = step >= final_step || solver_.reached_end();
     const char* stop_reason = nullptr;
     std::string stop_detail;
-    if (flags[0] != 0) {
+    if (agreed.signal != 0) {
       stop_reason = "signal";
-      stop_detail = signal_name(flags[0]);
-    } else if (flags[2] != 0 && !last) {
+      stop_detail = signal_name(agreed.signal);
+    } else if (agreed.deadline_near && !last) {
       stop_reason = "wall-time limit";
-      stop_detail = format_duration(deadline - start) + " after the start";
+      stop_detail = format_duration(deadline_at - start) + " after the start";
     }
-    const bool due = (policy_.every > 0 && step % policy_.every == 0) || flags[1] != 0 ||
+    const bool due = (policy_.every > 0 && step % policy_.every == 0) || agreed.interval_elapsed ||
                      (last && policy_.at_end) || stop_reason != nullptr;
     std::string path;
     if (due && step != last_checkpoint_step_)
@@ -501,8 +532,8 @@ void Driver::run() {
       log.end_progress();
       solver_.close_outputs(step - first_step_, wall_seconds() - start);
       report_run(
-          ctx_, deck_, solver_,
-          record(flags[0] != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
+          ctx_, config_, solver_,
+          record(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
       throw StopRequested(fmt::format(
           "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
           stop_reason, stop_detail, step, path.empty() ? store_.path_for(step) : path));
@@ -510,7 +541,7 @@ void Driver::run() {
   }
   log.end_progress();
   solver_.close_outputs(solver_.current_step() - first_step_, wall_seconds() - start);
-  report_run(ctx_, deck_, solver_, record("finished", "", start));
+  report_run(ctx_, config_, solver_, record("finished", "", start));
 }
 
 RunRecord Driver::record(std::string status, std::string detail, double start) const {
@@ -543,7 +574,15 @@ std::vector<int> checkpoint_signals(const io::Deck& deck) {
 }
 
 void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options) {
-  Driver(ctx, deck, solver, options).run();
+  // The deck is read into a RunConfig here and read by the resumer; the time loop keeps neither.
+  const RunConfig config = RunConfig::from(deck, options);
+  const io::CheckpointStore store(config.checkpoint.dir, config.output.name);
+  if (ctx.rank() == 0) {
+    std::error_code ec;
+    fs::create_directories(config.checkpoint.dir, ec);
+  }
+  const std::int64_t resumed_at = resume(ctx, deck, solver, options, store, config.output.name);
+  Driver(ctx, config, solver, store).run(resumed_at);
 }
 
 }  // namespace stratus

@@ -241,15 +241,44 @@ void write_atomically(const std::string& path, const std::string& text, const Lo
   if (ec) log.warn("summary: cannot rename {} to {}: {}", tmp, path, ec.message());
 }
 
-}  // namespace
+/// Everything the run summary shows: reduced over the ranks once (a handful of collectives),
+/// then the figures derived from it on rank 0.
+struct Summary {
+  const RunConfig& config;
+  const Solver& solver;
+  const RunRecord& r;
+  int ranks = 1;
+  std::vector<Timers::Summary> timers;
+  std::vector<Reduced> reduced;    ///< per phase, then wall time, then host peak bytes
+  std::array<double, 2> device{};  ///< device peak bytes: max and sum over ranks
+  bool has_device = false;
+  long warnings_total = 0;
+  std::vector<std::pair<std::string, int>> first_warnings;
+  int nodes = 1;
+  // Figures (rank 0)
+  double wall = 0, wall_mean = 0;
+  std::int64_t steps = 0;
+  double steps_per_s = 0, work_per_s = 0;
+  Solver::TimeUnits units;
+  double simulated = 0, simulated_rate = 0, process = 0;
+  double host_max = 0, host_sum = 0;
+  double price = 0, node_hours = 0, cost = 0, cost_per_span = 0;
+  std::string symbol, span_name, summary_path, backend;
+  int threads = 1;
 
-void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const RunRecord& r) {
+  Summary(Context& ctx, const RunConfig& c, const Solver& s, const RunRecord& record)
+      : config(c), solver(s), r(record), ranks(ctx.size()) {}
+  /// The collectives; false on every rank but 0.
+  bool reduce(Context& ctx);
+  void derive();
+  [[nodiscard]] std::string text() const;
+  [[nodiscard]] std::string json() const;
+};
+
+bool Summary::reduce(Context& ctx) {
   const MPI_Comm comm = ctx.comm();
   const auto& log = ctx.log();
-  log.end_progress();
-
-  // --- Everything reduced over ranks (a handful of collectives, once) ---------------------
-  const auto timers = ctx.timers().summarize(comm);
+  timers = ctx.timers().summarize(comm);
   const auto phase_local = ctx.timers().phase_seconds();
   std::vector<double> mine(kPhaseCount + 2);
   double timed = 0;
@@ -261,47 +290,46 @@ void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const 
   mine[static_cast<std::size_t>(Phase::other)] = std::max(0.0, r.wall - timed);
   mine[kPhaseCount] = r.wall;
   mine[kPhaseCount + 1] = static_cast<double>(peak_host_bytes());
-  const auto reduced = reduce_over_ranks(comm, mine);
+  reduced = reduce_over_ranks(comm, mine);
   double device_mine = r.device_peak ? static_cast<double>(*r.device_peak) : -1.0;
-  std::array<double, 2> device{};  // max and sum
   MPI_Allreduce(&device_mine, &device[0], 1, MPI_DOUBLE, MPI_MAX, comm);
   MPI_Allreduce(&device_mine, &device[1], 1, MPI_DOUBLE, MPI_SUM, comm);
-  const bool has_device = device[0] >= 0;
-  long warnings = log.warnings(), warnings_total = 0;
+  has_device = device[0] >= 0;
+  long warnings = log.warnings();
   MPI_Allreduce(&warnings, &warnings_total, 1, MPI_LONG, MPI_SUM, comm);
-  const auto first_warnings = gather_warnings(comm, log);
-  const int nodes = count_nodes(comm);
-  if (ctx.rank() != 0) return;
+  first_warnings = gather_warnings(comm, log);
+  nodes = count_nodes(comm);
+  return ctx.rank() == 0;
+}
 
-  // --- Figures --------------------------------------------------------------------------
-  const double wall = r.wall;  // rank 0's clock, as the progress line's
-  const double wall_mean = reduced[kPhaseCount].mean;
-  const std::int64_t steps = r.last_step - r.first_step;
-  const double steps_per_s = wall > 0 ? static_cast<double>(steps) / wall : 0.0;
-  const double work_per_s = steps_per_s * solver.work_per_step();
-  const auto units = solver.time_units();
-  const double simulated = r.last_time - r.first_time;
-  const double simulated_rate = wall > 0 ? simulated / wall * units.rate_span : 0.0;
-  const double process = wall_seconds() - process_start_seconds();
-  const double host_max = reduced[kPhaseCount + 1].max;
-  const double host_sum = reduced[kPhaseCount + 1].mean * ctx.size();
-  const double price = deck.real("run.price_per_node_hour");
-  const double node_hours = nodes * process / 3600.0;
-  const double cost = price * node_hours;
+void Summary::derive() {
+  wall = r.wall;  // rank 0's clock, as the progress line's
+  wall_mean = reduced[kPhaseCount].mean;
+  steps = r.last_step - r.first_step;
+  steps_per_s = wall > 0 ? static_cast<double>(steps) / wall : 0.0;
+  work_per_s = steps_per_s * solver.work_per_step();
+  units = solver.time_units();
+  simulated = r.last_time - r.first_time;
+  simulated_rate = wall > 0 ? simulated / wall * units.rate_span : 0.0;
+  process = wall_seconds() - process_start_seconds();
+  host_max = reduced[kPhaseCount + 1].max;
+  host_sum = reduced[kPhaseCount + 1].mean * ranks;
+  price = config.price_per_node_hour;
+  node_hours = nodes * process / 3600.0;
+  cost = price * node_hours;
   // The rate of the time loop, without the set-up: what more simulated time would cost.
-  const double cost_per_span =
-      simulated > 0 ? price * nodes * wall / 3600.0 / simulated * units.cost_span : 0.0;
-  const std::string symbol = time_symbol(units);
-  const std::string span_name =
-      units.cost_span == 1 ? symbol : fmt::format("{:g} {}", units.cost_span, symbol);
-  const std::string summary_path = io::output_path(deck, ".summary.json");
-  const std::string backend = kokkos_default_space();
-  const int threads = kokkos_host_threads();
+  cost_per_span = simulated > 0 ? price * nodes * wall / 3600.0 / simulated * units.cost_span : 0.0;
+  symbol = time_symbol(units);
+  span_name = units.cost_span == 1 ? symbol : fmt::format("{:g} {}", units.cost_span, symbol);
+  summary_path = config.output.path(".summary.json");
+  backend = kokkos_default_space();
+  threads = kokkos_host_threads();
+}
 
-  // --- Printed --------------------------------------------------------------------------
+std::string Summary::text() const {
   std::string text =
-      fmt::format("\nRun summary: {} ({}), {}{}\n", io::run_name(deck), deck.string("run.solver"),
-                  r.status, r.stop_detail.empty() ? std::string() : " (" + r.stop_detail + ")");
+      fmt::format("\nRun summary: {} ({}), {}{}\n", config.output.name, config.solver, r.status,
+                  r.stop_detail.empty() ? std::string() : " (" + r.stop_detail + ")");
   text += fmt::format(
       "  steps        {} -> {} ({} steps of run.steps = {}), simulated time {:.6g} -> {:.6g}{}\n",
       r.first_step, r.last_step, steps, r.final_step, r.first_time, r.last_time,
@@ -309,7 +337,7 @@ void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const 
   text += fmt::format(
       "  wall time    {} in the time loop, {} set-up; {} rank(s) on {} node(s), {} thread(s) per "
       "rank ({})\n",
-      format_duration(wall), format_duration(r.setup), ctx.size(), nodes, threads, backend);
+      format_duration(wall), format_duration(r.setup), ranks, nodes, threads, backend);
   text += fmt::format("  throughput   {} steps/s, {} {}/s, {} {}/{}\n", rate(steps_per_s),
                       rate(work_per_s), solver.work_unit(), rate(simulated_rate), symbol,
                       units.rate_span_name);
@@ -351,19 +379,20 @@ void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const 
     text += fmt::format("    {}{}\n", n > 1 ? fmt::format("[x{}] ", n) : "", shown);
   }
   text += fmt::format("  summary      {}", summary_path);
-  log.info("{}", text);
+  return text;
+}
 
-  // --- summary.json ---------------------------------------------------------------------
+std::string Summary::json() const {
   std::string j = "{\n";
   auto field = [&](const std::string& name, const std::string& value, bool last = false) {
     j += fmt::format("  {}: {}{}\n", json_string(name), value, last ? "" : ",");
   };
   field("stratus_version", json_string(stratus_version()));
   field("git_revision", json_string(git_revision()));
-  field("solver", json_string(deck.string("run.solver")));
-  field("run_name", json_string(io::run_name(deck)));
-  field("deck", json_string(deck.path()));
-  field("output_dir", json_string(deck.string("output.dir")));
+  field("solver", json_string(config.solver));
+  field("run_name", json_string(config.output.name));
+  field("deck", json_string(config.deck_path));
+  field("output_dir", json_string(config.output.dir));
   field("status", json_string(r.status));
   field("stop_detail", json_string(r.stop_detail));
   field("steps", fmt::format("{{\"run\": {}, \"first\": {}, \"last\": {}, \"target\": {}}}", steps,
@@ -424,12 +453,24 @@ void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const 
                                 json_number(cost), json_number(cost_per_span),
                                 json_number(units.cost_span), json_string(units.unit))
                   : "null");
-  field("ranks", fmt::format("{}", ctx.size()));
+  field("ranks", fmt::format("{}", ranks));
   field("nodes", fmt::format("{}", nodes));
   field("threads_per_rank", fmt::format("{}", threads));
   field("backend", json_string(backend), true);
   j += "}\n";
-  write_atomically(summary_path, j, log);
+  return j;
+}
+
+}  // namespace
+
+void report_run(Context& ctx, const RunConfig& config, const Solver& solver, const RunRecord& r) {
+  const auto& log = ctx.log();
+  log.end_progress();
+  Summary summary(ctx, config, solver, r);
+  if (!summary.reduce(ctx)) return;
+  summary.derive();
+  log.info("{}", summary.text());
+  write_atomically(summary.summary_path, summary.json(), log);
 }
 
 }  // namespace stratus

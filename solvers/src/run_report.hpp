@@ -3,6 +3,7 @@
 // (run_loop.cpp); docs/running.md describes both.
 #pragma once
 
+#include "run_config.hpp"
 #include "stratus/core/context.hpp"
 #include "stratus/io/deck.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -74,7 +75,8 @@ struct RunRecord {
 
 /// Prints the run summary (wall time, throughput, phases, memory, checkpoints, cost,
 /// warnings) and writes it as JSON to OUTPUT_DIR/NAME.summary.json. Collective.
-void report_run(Context& ctx, const io::Deck& deck, const Solver& solver, const RunRecord& record);
+void report_run(Context& ctx, const RunConfig& config, const Solver& solver,
+                const RunRecord& record);
 
 /// "1:02:03" or "2:03" (minutes:seconds): a compact clock for progress lines.
 std::string clock_duration(double seconds);

@@ -76,10 +76,10 @@ TEST(LammpsData, ErrorsNameTheLine) {
 TEST(LammpsData, SameStateAsTheLatticeDeck) {
   Context& ctx = stratus::testing::context();
   const std::vector<std::int64_t> cells{6, 6, 6};
-  const double a = md::lattice_constant("fcc", 0.8442);
+  const double a = md::lattice_constant(md::LatticeStyle::fcc, 0.8442);
   Box whole;
   for (int d = 0; d < 3; ++d) whole.hi[d] = a * 6;
-  const auto sites = md::lattice_sites("fcc", 0.8442, cells, whole);
+  const auto sites = md::lattice_sites(md::LatticeStyle::fcc, 0.8442, cells, whole);
   const std::string path = "md_data_test.data";
   if (ctx.rank() == 0) {
     std::ofstream out(path);

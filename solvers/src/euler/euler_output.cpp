@@ -22,8 +22,8 @@ const char* const kPrimitiveNames[ke::kVars] = {"density", "velocity_x", "veloci
 const char* const kConservedNames[ke::kVars] = {"density", "momentum_x", "momentum_y", "momentum_z",
                                                 "energy"};
 
-std::string frame_name(const io::Deck& deck, std::int64_t step) {
-  return io::run_name(deck) + fmt::format(".fields.{:012d}.h5", step);
+std::string frame_name(const io::OutputPaths& output, std::int64_t step) {
+  return output.name + fmt::format(".fields.{:012d}.h5", step);
 }
 }  // namespace
 
@@ -37,7 +37,7 @@ void EulerSolver::write_fields(const std::string& path) const {
     block.extent[a] = block_.extent[2 - a];
   }
   Field3D tmp("euler::output", block.extent[0], block.extent[1], block.extent[2]);
-  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  io::H5Writer out(ctx_.comm(), path, "field", config_.deck_toml);
   out.create_group("/fields");
   for (int v = 0; v < ke::kVars; ++v) {
     ke::extract(u_, tmp, grid_, gas_, v, true, true);
@@ -62,14 +62,14 @@ void EulerSolver::write_fields(const std::string& path) const {
 
 void EulerSolver::write_xdmf() const {
   if (ctx_.rank() != 0) return;
-  const std::string path = io::output_path(deck_, ".xdmf");
+  const std::string path = config_.output.path(".xdmf");
   std::string text =
       "<?xml version=\"1.0\" ?>\n<!-- Stratus euler fields: open in ParaView (Xdmf3 reader). -->\n"
       "<Xdmf Version=\"3.0\">\n <Domain>\n"
       "  <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   const std::string dims = fmt::format("{} {} {}", cells_[2], cells_[1], cells_[0]);
   for (std::size_t f = 0; f < frame_steps_.size(); ++f) {
-    const std::string file = frame_name(deck_, frame_steps_[f]);
+    const std::string file = frame_name(config_.output, frame_steps_[f]);
     text += fmt::format(
         "   <Grid Name=\"step {}\" GridType=\"Uniform\">\n    <Time Value=\"{:.17g}\"/>\n"
         "    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n"
@@ -100,13 +100,13 @@ void EulerSolver::write_xdmf() const {
 }
 
 void EulerSolver::write_frame() {
-  if (!deck_.boolean("euler.write_fields")) return;
+  if (!config_.write_fields) return;
   if (!frame_steps_.empty() && frame_steps_.back() == step_) return;
-  write_fields((fs::path(deck_.string("output.dir")) / frame_name(deck_, step_)).string());
+  write_fields((fs::path(config_.output.dir) / frame_name(config_.output, step_)).string());
   frame_steps_.push_back(step_);
   frame_times_.push_back(time_);
   write_xdmf();
-  const double interval = deck_.real("euler.field_interval");
+  const double interval = config_.field_interval;
   if (interval > 0)
     while (next_frame_time_ <= time_) next_frame_time_ += interval;
 }
@@ -124,7 +124,7 @@ void EulerSolver::report() {
 
 void EulerSolver::open_outputs(std::int64_t resumed_at) {
   series_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), io::output_path(deck_, ".series.csv"),
+      ctx_.comm(), config_.output.path(".series.csv"),
       "step,time,dt,mass,momentum_x,momentum_y,momentum_z,energy,kinetic_energy,min_density,"
       "min_pressure\n",
       resumed_at);
@@ -133,10 +133,10 @@ void EulerSolver::open_outputs(std::int64_t resumed_at) {
   if (resumed_at < 0) {
     report();
     write_frame();
-  } else if (ctx_.rank() == 0 && deck_.boolean("euler.write_fields")) {
+  } else if (ctx_.rank() == 0 && config_.write_fields) {
     // Frames after the checkpoint belong to the history this run replaces.
-    const fs::path dir = deck_.string("output.dir");
-    const std::string prefix = io::run_name(deck_) + ".fields.";
+    const fs::path dir = config_.output.dir;
+    const std::string prefix = config_.output.name + ".fields.";
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
       const std::string name = e.path().filename().string();
@@ -152,10 +152,10 @@ void EulerSolver::open_outputs(std::int64_t resumed_at) {
 
 void EulerSolver::advance(std::int64_t final_step) {
   step();
-  const std::int64_t every = deck_.integer("euler.log_every");
+  const std::int64_t every = config_.log_every;
   const bool last = step_ == final_step || reached_end();
   if ((every > 0 && step_ % every == 0) || last) report();
-  const double interval = deck_.real("euler.field_interval");
+  const double interval = config_.field_interval;
   if ((interval > 0 && time_ >= next_frame_time_) || last) write_frame();
 }
 
@@ -163,9 +163,9 @@ void EulerSolver::sync_outputs() { series_->sync(); }
 
 void EulerSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   series_->close();  // steps, wall time and throughput: the run summary (run_report.cpp)
-  if (deck_.boolean("euler.write_fields") && !frame_steps_.empty())
+  if (config_.write_fields && !frame_steps_.empty())
     ctx_.log().info("euler: {} field file(s), index {}", frame_steps_.size(),
-                    io::output_path(deck_, ".xdmf"));
+                    config_.output.path(".xdmf"));
 }
 
 io::CheckpointInfo EulerSolver::checkpoint_info() const {

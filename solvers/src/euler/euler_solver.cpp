@@ -219,10 +219,10 @@ void EulerSolver::step() {
     clipped = true;
   }
   Kokkos::deep_copy(u0_, u_);
-  if (integrator_ == "rk2") {
+  if (integrator_ == EulerConfig::TimeIntegrator::rk2) {
     rhs_and_stage({0, 1, 0, 1, 0}, dt);
     rhs_and_stage({0.5, 0.5, 0, 0.5, 0}, dt);
-  } else if (integrator_ == "rk3") {
+  } else if (integrator_ == EulerConfig::TimeIntegrator::rk3) {
     rhs_and_stage({0, 1, 0, 1, 0}, dt);
     rhs_and_stage({0.75, 0.25, 0, 0.25, 0}, dt);
     rhs_and_stage({1.0 / 3, 2.0 / 3, 0, 2.0 / 3, 0}, dt);

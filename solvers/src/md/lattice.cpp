@@ -8,26 +8,31 @@ namespace stratus::md {
 namespace {
 
 /// Fractional coordinates of the basis atoms of each style.
-const std::vector<std::array<double, 3>>& basis(const std::string& style) {
+const std::vector<std::array<double, 3>>& basis(LatticeStyle style) {
   static const std::vector<std::array<double, 3>> fcc{
       {0.0, 0.0, 0.0}, {0.5, 0.5, 0.0}, {0.5, 0.0, 0.5}, {0.0, 0.5, 0.5}};
   static const std::vector<std::array<double, 3>> bcc{{0.0, 0.0, 0.0}, {0.5, 0.5, 0.5}};
   static const std::vector<std::array<double, 3>> sc{{0.0, 0.0, 0.0}};
-  if (style == "fcc") return fcc;
-  if (style == "bcc") return bcc;
-  if (style == "sc") return sc;
-  throw std::logic_error("unknown lattice style " + style);
+  switch (style) {
+    case LatticeStyle::fcc:
+      return fcc;
+    case LatticeStyle::bcc:
+      return bcc;
+    case LatticeStyle::sc:
+      return sc;
+  }
+  throw std::logic_error("unknown lattice style");
 }
 
 }  // namespace
 
-int lattice_basis_size(const std::string& style) { return static_cast<int>(basis(style).size()); }
+int lattice_basis_size(LatticeStyle style) { return static_cast<int>(basis(style).size()); }
 
-double lattice_constant(const std::string& style, double density) {
+double lattice_constant(LatticeStyle style, double density) {
   return std::cbrt(static_cast<double>(lattice_basis_size(style)) / density);
 }
 
-LatticeSites lattice_sites(const std::string& style, double density,
+LatticeSites lattice_sites(LatticeStyle style, double density,
                            const std::vector<std::int64_t>& cells, const Box& local) {
   const auto& b = basis(style);
   const double a = lattice_constant(style, density);

@@ -13,7 +13,7 @@
 namespace stratus::md {
 
 std::string MdSolver::trajectory_part_path(std::int64_t part) const {
-  return io::output_path(deck_, part == 0 ? ".h5md" : fmt::format(".part{:04}.h5md", part));
+  return config_.output.path(part == 0 ? ".h5md" : fmt::format(".part{:04}.h5md", part));
 }
 
 void MdSolver::report() {
@@ -31,7 +31,7 @@ void MdSolver::write_frame() {
   auto t = ctx_.timers().scope("md: output", Phase::output);
   if (!trajectory_)
     trajectory_ = std::make_unique<io::H5mdWriter>(
-        ctx_.comm(), trajectory_part_path(trajectory_part_), deck_.to_toml(), natoms_,
+        ctx_.comm(), trajectory_part_path(trajectory_part_), config_.deck_toml, natoms_,
         std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
   append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v,
                atoms_.type, atoms_.id, atoms_.image, atoms_.nlocal);
@@ -39,7 +39,7 @@ void MdSolver::write_frame() {
 }
 
 void MdSolver::open_outputs(std::int64_t resumed_at) {
-  trajectory_every_ = deck_.integer("md.trajectory.every");
+  trajectory_every_ = config_.trajectory_every;
   if (resumed_at < 0) trajectory_part_ = 0;
   // Parts from trajectory_part_ on hold frames after the checkpoint (or belong to an older run
   // of the same name): they are rewritten.
@@ -50,7 +50,7 @@ void MdSolver::open_outputs(std::int64_t resumed_at) {
     }
   }
   thermo_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), io::output_path(deck_, ".thermo.csv"),
+      ctx_.comm(), config_.output.path(".thermo.csv"),
       "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n"
       "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
       resumed_at);
@@ -67,7 +67,7 @@ void MdSolver::open_outputs(std::int64_t resumed_at) {
 }
 
 void MdSolver::advance(std::int64_t final_step) {
-  const std::int64_t every = deck_.integer("md.thermo.every");
+  const std::int64_t every = config_.thermo_every;
   const std::int64_t next = step_ + 1;
   energy_wanted_ = (every > 0 && next % every == 0) || next == final_step;
   step();

@@ -33,145 +33,34 @@ double from_fixed(std::int64_t v) { return static_cast<double>(v) / kFixedScale;
 
 }  // namespace
 
-MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) {
-  dt_ = deck.real("md.timestep");
-  const auto& masses = deck.real_list("md.masses");
-  ntypes_ = static_cast<int>(masses.size());
-  masses_ = kmd::TypeMasses("md::masses", masses.size());
+MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdConfig::from(deck)) {
+  const MdConfig& c = config_;
+  dt_ = c.timestep;
+  ntypes_ = c.ntypes();
+  masses_ = kmd::TypeMasses("md::masses", c.masses.size());
   {
     auto h = Kokkos::create_mirror_view(masses_);
-    for (std::size_t t = 0; t < masses.size(); ++t) h(t) = masses[t];
+    for (std::size_t t = 0; t < c.masses.size(); ++t) h(t) = c.masses[t];
     Kokkos::deep_copy(masses_, h);
   }
+  cutoff_max_ = c.pair.cutoff_max;
+  pair_ = make_lj_cut(ntypes_, c.pair.epsilon, c.pair.sigma, c.pair.cutoff, c.pair.shift);
+  skin_ = c.neighbor.skin;
+  rebuild_every_ = c.neighbor.every;
+  integrator_ = c.integrator.style;
+  target_temperature_ = c.integrator.temperature;
+  gamma_ = 1.0 / c.integrator.damping;
+  langevin_seed_ = c.integrator.seed;
 
-  // Pair coefficients: every pair of types needs exactly one [[md.pair.coeff]].
-  const double global_cutoff = deck.real("md.pair.cutoff");
-  std::vector<double> eps(ntypes_ * ntypes_, -1), sig(ntypes_ * ntypes_, 0),
-      rc(ntypes_ * ntypes_, 0);
-  for (std::size_t c = 0; c < deck.count("md.pair.coeff"); ++c) {
-    const std::string at = fmt::format("md.pair.coeff[{}].", c);
-    const auto& t = deck.integer_list(at + "types");
-    for (auto ti : t)
-      if (ti > ntypes_)
-        throw deck.error_at(
-            at + "types",
-            fmt::format("type {} does not exist: md.masses defines {} type(s)", ti, ntypes_));
-    const int i = static_cast<int>(t[0] - 1), j = static_cast<int>(t[1] - 1);
-    if (eps[i * ntypes_ + j] >= 0)
-      throw deck.error_at(at + "types",
-                          fmt::format("coefficients of types {} {} given twice", t[0], t[1]));
-    const double cut = deck.real(at + "cutoff") > 0 ? deck.real(at + "cutoff") : global_cutoff;
-    for (auto [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
-      eps[a * ntypes_ + b] = deck.real(at + "epsilon");
-      sig[a * ntypes_ + b] = deck.real(at + "sigma");
-      rc[a * ntypes_ + b] = cut;
-    }
-  }
-  for (int i = 0; i < ntypes_; ++i)
-    for (int j = i; j < ntypes_; ++j)
-      if (eps[i * ntypes_ + j] < 0)
-        throw deck.error_at(
-            "md.masses", fmt::format("{} types, but no [[md.pair.coeff]] for types {} {}", ntypes_,
-                                     i + 1, j + 1));
-  cutoff_max_ = *std::max_element(rc.begin(), rc.end());
-  pair_ = make_lj_cut(ntypes_, eps, sig, rc, deck.boolean("md.pair.shift"));
-  skin_ = deck.real("md.neighbor.skin");
-  rebuild_every_ = deck.integer("md.neighbor.every");
-  integrator_ = deck.string("md.integrator.style");
-  target_temperature_ = deck.real("md.integrator.temperature");
-  gamma_ = 1.0 / deck.real("md.integrator.damping");
-  langevin_seed_ = deck.integer("md.integrator.seed");
-  if (integrator_ == "nvt" && target_temperature_ <= 0)
-    throw deck.error_at("md.integrator.temperature",
-                        "the Nose-Hoover chain (nvt) needs a positive target temperature");
-
-  // Box and decomposition from the lattice.
-  // The box: from the lattice, or from the data file (shifted to start at the origin).
-  const bool lattice = deck.has_section("md.lattice");
-  const bool data = deck.has_section("md.read_data");
-  const bool h5md = deck.has_section("md.read_h5md");
-  if (lattice + data + h5md != 1) {
-    if (lattice + data + h5md == 0)
-      throw deck.error_at("run.solver",
-                          "the md solver needs an initial configuration: give [md.lattice], "
-                          "[md.read_data] or [md.read_h5md]");
-    throw deck.error_at(h5md ? "md.read_h5md.file" : "md.read_data.file",
-                        "give one of [md.lattice], [md.read_data] and [md.read_h5md], not two");
-  }
-  if (lattice) {
-    if (!deck.has_section("md.velocity"))
-      throw deck.error_at("md.lattice.cells",
-                          "a lattice needs [md.velocity] (temperature) as well");
-    const auto& cells = deck.integer_list("md.lattice.cells");
-    const double a =
-        lattice_constant(deck.string("md.lattice.style"), deck.real("md.lattice.density"));
-    for (int d = 0; d < 3; ++d) {
-      box_.lo[d] = 0.0;
-      box_.hi[d] = a * static_cast<double>(cells[d]);
-    }
-  } else {
-    const std::string key = data ? "md.read_data.file" : "md.read_h5md.file";
-    const std::string& file = deck.string(key);
-    if (data) {
-      data_ = std::make_unique<io::AtomConfiguration>(
-          io::parse_lammps_data(file, io::read_text_file(ctx.comm(), file, "LAMMPS data file")));
-    } else {
-      data_ = std::make_unique<io::AtomConfiguration>(io::read_h5md_frame(
-          ctx.comm(), file, deck.string("md.read_h5md.group"), deck.integer("md.read_h5md.frame"),
-          static_cast<int>(deck.integer("md.read_h5md.index_base"))));
-    }
-    // A data file declares its type count; an H5MD frame's highest species must exist.
-    if (data ? data_->ntypes != ntypes_ : data_->ntypes > ntypes_)
-      throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
-                          fmt::format("{} has {} atom types but md.masses gives {} masses", file,
-                                      data_->ntypes, ntypes_));
-    for (int d = 0; d < 3; ++d) {
-      box_.lo[d] = 0.0;
-      box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
-    }
-  }
-  const auto& ranks = deck.integer_list("md.ranks");
-  try {
-    decomposition_ = std::make_unique<CartDecomposition>(
-        ctx.comm(), std::array<bool, 3>{true, true, true},
-        std::array<int, 3>{static_cast<int>(ranks[0]), static_cast<int>(ranks[1]),
-                           static_cast<int>(ranks[2])});
-    exchange_ = std::make_unique<AtomExchange>(*decomposition_, box_, cutoff_max_ + skin_,
-                                               device::choice(ctx_).transport);
-  } catch (const InputError& e) {
-    throw deck.error_at(deck.origin("md.ranks").is_default ? "md.lattice.cells" : "md.ranks",
-                        e.what());
-  }
-
+  read_initial_configuration(deck);
+  decompose(deck);
   create_atoms();
   create_velocities();
   dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
-  if (integrator_ == "nvt") {
-    // Martyna, Klein, Tuckerman (1992): Q_1 = dof kT tau^2, Q_k = kT tau^2, all at rest.
-    const auto m = static_cast<std::size_t>(deck.integer("md.integrator.chain"));
-    const double tau = deck.real("md.integrator.damping");
-    const double kt = target_temperature_;
-    chain_xi_.assign(m, 0.0);
-    chain_v_.assign(m, 0.0);
-    chain_q_.assign(m, kt * tau * tau);
-    chain_q_[0] = std::max(dof_, 1.0) * kt * tau * tau;
-  }
-  if (deck.boolean("md.pair.tail")) {
-    // Type counts over all ranks, for the homogeneous-mixture tail correction.
-    std::vector<GlobalId> counts(ntypes_, 0);
-    auto h = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.type);
-    for (int i = 0; i < atoms_.nlocal; ++i) counts[h(i)] += 1;
-    static_assert(sizeof(GlobalId) == sizeof(long long));
-    MPI_Allreduce(MPI_IN_PLACE, counts.data(), ntypes_, MPI_LONG_LONG, MPI_SUM, ctx.comm());
-    const double volume = box_.length(0) * box_.length(1) * box_.length(2);
-    const auto tail = lj_tail_correction(ntypes_, eps, sig, rc, counts, volume);
-    tail_energy_ = tail.energy;
-    tail_virial_ = tail.virial;
-  }
-  const std::string list = deck.string("md.neighbor.list");
-  half_list_ =
-      list == "half" ||
-      (list == "auto" && Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible);
+  setup_thermostat_and_tail();
+  half_list_ = c.neighbor.list == NeighborListKind::half ||
+               (c.neighbor.list == NeighborListKind::automatic &&
+                Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible);
   rebuild();
   compute_forces(true);
   ctx.log().info("md: {} neighbour lists", half_list_
@@ -183,6 +72,75 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) 
       natoms_, box_.length(0), box_.length(1), box_.length(2), ctx.size(),
       decomposition_->dims()[0], decomposition_->dims()[1], decomposition_->dims()[2], cutoff_max_,
       skin_);
+}
+
+void MdSolver::read_initial_configuration(const io::Deck& deck) {
+  const MdConfig& c = config_;
+  if (c.source == MdConfig::Source::lattice) {
+    const double a = lattice_constant(c.lattice.style, c.lattice.density);
+    for (int d = 0; d < 3; ++d) {
+      box_.lo[d] = 0.0;
+      box_.hi[d] = a * static_cast<double>(c.lattice.cells[d]);
+    }
+    return;
+  }
+  // The box from the file, shifted to start at the origin.
+  const bool data = c.source == MdConfig::Source::lammps_data;
+  const std::string key = data ? "md.read_data.file" : "md.read_h5md.file";
+  if (data)
+    data_ = std::make_unique<io::AtomConfiguration>(
+        io::parse_lammps_data(c.file, io::read_text_file(ctx_.comm(), c.file, "LAMMPS data file")));
+  else
+    data_ = std::make_unique<io::AtomConfiguration>(
+        io::read_h5md_frame(ctx_.comm(), c.file, c.h5md.group, c.h5md.frame, c.h5md.index_base));
+  // A data file declares its type count; an H5MD frame's highest species must exist.
+  if (data ? data_->ntypes != ntypes_ : data_->ntypes > ntypes_)
+    throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
+                        fmt::format("{} has {} atom types but md.masses gives {} masses", c.file,
+                                    data_->ntypes, ntypes_));
+  for (int d = 0; d < 3; ++d) {
+    box_.lo[d] = 0.0;
+    box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
+  }
+}
+
+void MdSolver::decompose(const io::Deck& deck) {
+  try {
+    decomposition_ = std::make_unique<CartDecomposition>(
+        ctx_.comm(), std::array<bool, 3>{true, true, true}, config_.ranks);
+    exchange_ = std::make_unique<AtomExchange>(*decomposition_, box_, cutoff_max_ + skin_,
+                                               device::choice(ctx_).transport);
+  } catch (const InputError& e) {
+    throw deck.error_at(deck.origin("md.ranks").is_default ? "md.lattice.cells" : "md.ranks",
+                        e.what());
+  }
+}
+
+void MdSolver::setup_thermostat_and_tail() {
+  const MdConfig& c = config_;
+  if (integrator_ == Integrator::nvt) {
+    // Martyna, Klein, Tuckerman (1992): Q_1 = dof kT tau^2, Q_k = kT tau^2, all at rest.
+    const auto m = static_cast<std::size_t>(c.integrator.chain);
+    const double tau = c.integrator.damping;
+    const double kt = target_temperature_;
+    chain_xi_.assign(m, 0.0);
+    chain_v_.assign(m, 0.0);
+    chain_q_.assign(m, kt * tau * tau);
+    chain_q_[0] = std::max(dof_, 1.0) * kt * tau * tau;
+  }
+  if (c.pair.tail) {
+    // Type counts over all ranks, for the homogeneous-mixture tail correction.
+    std::vector<GlobalId> counts(ntypes_, 0);
+    auto h = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.type);
+    for (int i = 0; i < atoms_.nlocal; ++i) counts[h(i)] += 1;
+    static_assert(sizeof(GlobalId) == sizeof(long long));
+    MPI_Allreduce(MPI_IN_PLACE, counts.data(), ntypes_, MPI_LONG_LONG, MPI_SUM, ctx_.comm());
+    const double volume = box_.length(0) * box_.length(1) * box_.length(2);
+    const auto tail =
+        lj_tail_correction(ntypes_, c.pair.epsilon, c.pair.sigma, c.pair.cutoff, counts, volume);
+    tail_energy_ = tail.energy;
+    tail_virial_ = tail.virial;
+  }
 }
 
 MdSolver::~MdSolver() = default;
@@ -246,14 +204,9 @@ void MdSolver::create_atoms() {
                         : data_->velocities[static_cast<std::size_t>(atom.id)]);
     }
   } else {
-    const int t = static_cast<int>(deck_.integer("md.lattice.type") - 1);
-    if (t >= ntypes_)
-      throw deck_.error_at(
-          "md.lattice.type",
-          fmt::format("type {} does not exist: md.masses defines {} type(s)", t + 1, ntypes_));
-    const auto sites =
-        lattice_sites(deck_.string("md.lattice.style"), deck_.real("md.lattice.density"),
-                      deck_.integer_list("md.lattice.cells"), local);
+    const auto& lat = config_.lattice;
+    const int t = lat.type;
+    const auto sites = lattice_sites(lat.style, lat.density, lat.cells, local);
     for (std::size_t i = 0; i < sites.ids.size(); ++i) {
       a.id.push_back(sites.ids[i]);
       a.type.push_back(t);
@@ -364,9 +317,9 @@ double MdSolver::chain_energy() const {
 }
 
 void MdSolver::create_velocities() {
-  if (!deck_.has_section("md.velocity")) return;  // the data file's velocities (or zero)
-  const double temperature = deck_.real("md.velocity.temperature");
-  const auto seed = static_cast<std::uint64_t>(deck_.integer("md.velocity.seed"));
+  if (!config_.velocity) return;  // the data file's velocities (or zero)
+  const double temperature = config_.velocity->temperature;
+  const std::uint64_t seed = config_.velocity->seed;
   kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, temperature, seed, atoms_.nlocal);
   // Zero total momentum, then scale to the temperature exactly with 3N - 3 degrees of freedom.
   // Both sums are order-independent (ExactSum): the velocities are bitwise the same at any rank
@@ -447,16 +400,15 @@ void MdSolver::compute_forces(bool with_energy) {
     auto tc = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->reverse_forces(atoms_);
   }
-  if (integrator_ == "langevin")
+  if (integrator_ == Integrator::langevin)
     kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_,
-                        target_temperature_, dt_, static_cast<std::uint64_t>(langevin_seed_), step_,
-                        atoms_.nlocal);
+                        target_temperature_, dt_, langevin_seed_, step_, atoms_.nlocal);
 }
 
 void MdSolver::step() {
   {
     auto t = ctx_.timers().scope("md: integrate", Phase::compute);
-    if (integrator_ == "nvt") chain_half_step();
+    if (integrator_ == Integrator::nvt) chain_half_step();
     kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
     kmd::verlet_drift(atoms_.x, atoms_.v, dt_, atoms_.nlocal);
   }
@@ -478,7 +430,7 @@ void MdSolver::step() {
   energy_wanted_ = false;
   auto t = ctx_.timers().scope("md: integrate", Phase::compute);
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
-  if (integrator_ == "nvt") chain_half_step();
+  if (integrator_ == Integrator::nvt) chain_half_step();
 }
 
 Thermo MdSolver::thermo() {
@@ -500,7 +452,7 @@ Thermo MdSolver::thermo() {
   th.potential = (global[1] + tail_energy_) / n;
   th.total = th.kinetic + th.potential;
   th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume);
-  th.conserved = th.total + (integrator_ == "nvt" ? chain_energy() / n : 0.0);
+  th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);
   return th;
 }
 

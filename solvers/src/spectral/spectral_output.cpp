@@ -42,7 +42,7 @@ Field3D to_zyx(const fft::RealField& f) {
 
 }  // namespace
 
-void SpectralSolver::read_initial_file(const std::string& path) {
+void SpectralSolver::read_initial_file(const io::Deck& deck, const std::string& path) {
   const auto& rb = fft_->real_block();
   const std::array<std::int64_t, 3> dims{n_[2], n_[1], n_[0]};
   const std::array<std::int64_t, 3> begin{0, rb.begin[1], rb.begin[0]};
@@ -53,7 +53,7 @@ void SpectralSolver::read_initial_file(const std::string& path) {
       block = io::read_block_3d(path, std::string("/fields/") + kSnapshotFields[c], dims, begin,
                                 extent);
     } catch (const InputError& e) {
-      throw deck_.error_at("spectral.initial.file", e.what());
+      throw deck.error_at("spectral.initial.file", e.what());
     }
     auto h = Kokkos::create_mirror_view(u_[c]);
     for (std::int64_t i = 0; i < rb.extent[0]; ++i)
@@ -69,7 +69,7 @@ void SpectralSolver::write_snapshot(const std::string& path) {
   const auto& rb = fft_->real_block();
   const GridBlock block{{0, rb.begin[1], rb.begin[0]}, {rb.extent[2], rb.extent[1], rb.extent[0]}};
   const std::array<std::int64_t, 3> global{n_[2], n_[1], n_[0]};
-  io::H5Writer out(ctx_.comm(), path, "field", deck_.to_toml());
+  io::H5Writer out(ctx_.comm(), path, "field", config_.deck_toml);
   out.create_group("/fields");
   fft::RealField f = fft_->make_real("spectral::snapshot");
   for (int c = 0; c < 3; ++c) {
@@ -83,7 +83,7 @@ void SpectralSolver::write_snapshot(const std::string& path) {
     out.write_field(std::string("/fields/") + kSnapshotFields[3 + c],
                     stratus::grid_array(to_zyx(f)), 0, block, global);
   }
-  if (deck_.boolean("spectral.output.pressure")) {
+  if (config_.pressure) {
     // Total pressure P = p + |u|^2/2 solves lap P = div(u x omega): P_k = -i k . F[u x omega]
     // / |k|^2 (mean 0); then p = P - |u|^2/2 on the grid.
     for (int c = 0; c < 3; ++c) {
@@ -118,12 +118,12 @@ void SpectralSolver::write_series_file() const {
   grid.spacing = {box_[2] / static_cast<double>(n_[2]), box_[1] / static_cast<double>(n_[1]),
                   box_[0] / static_cast<double>(n_[0])};
   for (const char* f : kSnapshotFields) grid.scalars.emplace_back(f);
-  if (deck_.boolean("spectral.output.pressure")) grid.scalars.emplace_back("p");
+  if (config_.pressure) grid.scalars.emplace_back("p");
   std::vector<io::XdmfSnapshot> snaps;
-  const std::string run = io::run_name(deck_);
+  const std::string run = config_.output.name;
   for (std::size_t i = 0; i < snapshot_steps_.size(); ++i)
     snaps.push_back({snapshot_name(run, snapshot_steps_[i]), snapshot_times_[i]});
-  io::write_xdmf_series(io::output_path(deck_, ".xmf"), grid, snaps);
+  io::write_xdmf_series(config_.output.path(".xmf"), grid, snaps);
 }
 
 void SpectralSolver::write_spectrum() {
@@ -150,30 +150,30 @@ void SpectralSolver::report() {
 
 void SpectralSolver::open_outputs(std::int64_t resumed_at) {
   diag_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), io::output_path(deck_, ".diag.csv"),
+      ctx_.comm(), config_.output.path(".diag.csv"),
       "step,time,dt,energy,enstrophy,dissipation,max_div,cfl,re_lambda\n", resumed_at);
-  if (deck_.integer("spectral.output.spectrum_every") > 0) {
+  if (config_.spectrum_every > 0) {
     spectrum_csv_ = std::make_unique<io::SeriesFile>(
-        ctx_.comm(), io::output_path(deck_, ".spectrum.csv"), "step,time,k,energy\n", resumed_at);
+        ctx_.comm(), config_.output.path(".spectrum.csv"), "step,time,k,energy\n", resumed_at);
     const auto bins = spectrum().size();
     std::vector<double> k(bins);
     for (std::size_t b = 0; b < bins; ++b) k[b] = static_cast<double>(b) * dk_;
     if (ctx_.rank() == 0)
-      profiles_ =
-          std::make_unique<io::ProfileFile>(io::output_path(deck_, ".spectra.h5"),
-                                            "energy spectrum E(k)", k, deck_.to_toml(), resumed_at);
+      profiles_ = std::make_unique<io::ProfileFile>(config_.output.path(".spectra.h5"),
+                                                    "energy spectrum E(k)", k, config_.deck_toml,
+                                                    resumed_at);
   }
   // Snapshots: on resume keep those up to the checkpoint, delete later ones (rank 0).
   snapshot_steps_.clear();
   snapshot_times_.clear();
-  if (deck_.integer("spectral.output.snapshot_every") > 0) {
+  if (config_.snapshot_every > 0) {
     if (ctx_.rank() == 0 && resumed_at >= 0) {
-      const std::string run = io::run_name(deck_);
+      const std::string run = config_.output.name;
       const std::regex pattern(
           std::regex_replace(run, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
           R"(\.fields\.(\d{12})\.h5)");
       std::vector<std::pair<std::int64_t, std::string>> found;
-      const fs::path dir = fs::path(io::output_path(deck_, "")).parent_path();
+      const fs::path dir = fs::path(config_.output.path("")).parent_path();
       std::error_code ec;
       for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
         std::smatch m;
@@ -202,9 +202,9 @@ void SpectralSolver::open_outputs(std::int64_t resumed_at) {
     }
     report();
     if (spectrum_csv_) write_spectrum();
-    if (deck_.integer("spectral.output.snapshot_every") > 0) {
-      write_snapshot(io::output_path(deck_, "") +
-                     snapshot_name(io::run_name(deck_), 0).substr(io::run_name(deck_).size()));
+    if (config_.snapshot_every > 0) {
+      write_snapshot(config_.output.path("") +
+                     snapshot_name(config_.output.name, 0).substr(config_.output.name.size()));
       snapshot_steps_.push_back(0);
       snapshot_times_.push_back(time_);
       write_series_file();
@@ -214,15 +214,12 @@ void SpectralSolver::open_outputs(std::int64_t resumed_at) {
 
 void SpectralSolver::advance(std::int64_t final_step) {
   step();
-  const auto every = [&](const char* key) {
-    const std::int64_t n = deck_.integer(key);
-    return n > 0 && step_ % n == 0;
-  };
-  if (every("spectral.output.diag_every") || step_ == final_step) report();
-  if (spectrum_csv_ && every("spectral.output.spectrum_every")) write_spectrum();
-  if (every("spectral.output.snapshot_every")) {
-    const std::string run = io::run_name(deck_);
-    write_snapshot(io::output_path(deck_, snapshot_name(run, step_).substr(run.size())));
+  const auto every = [&](std::int64_t n) { return n > 0 && step_ % n == 0; };
+  if (every(config_.diag_every) || step_ == final_step) report();
+  if (spectrum_csv_ && every(config_.spectrum_every)) write_spectrum();
+  if (every(config_.snapshot_every)) {
+    const std::string run = config_.output.name;
+    write_snapshot(config_.output.path(snapshot_name(run, step_).substr(run.size())));
     snapshot_steps_.push_back(step_);
     snapshot_times_.push_back(time_);
     write_series_file();
@@ -238,7 +235,7 @@ void SpectralSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   diag_->close();
   if (spectrum_csv_) spectrum_csv_->close();
   // Steps, wall time and throughput: the run summary (run_report.cpp).
-  if (deck_.boolean("spectral.output.fft_timing") && steps_timed_ > 0) {
+  if (config_.fft_timing && steps_timed_ > 0) {
     // Rank 0's figures (ranks wait for each other in the transposes).
     const double step_s = step_seconds_ / static_cast<double>(steps_timed_);
     const double inside_s = fft_seconds_in_steps_ / static_cast<double>(steps_timed_);

@@ -18,9 +18,9 @@ namespace {
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 /// Low-storage (2N) Runge-Kutta coefficients: q = a q + dt f; u = u + b q; stage times c.
-void rk_coefficients(const std::string& scheme, std::vector<double>& a, std::vector<double>& b,
-                     std::vector<double>& c) {
-  if (scheme == "rk3") {
+void rk_coefficients(SpectralConfig::TimeScheme scheme, std::vector<double>& a,
+                     std::vector<double>& b, std::vector<double>& c) {
+  if (scheme == SpectralConfig::TimeScheme::rk3) {
     // J. H. Williamson, J. Comput. Phys. 35, 48 (1980): 3 stages, third order.
     a = {0.0, -5.0 / 9.0, -153.0 / 128.0};
     b = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
@@ -50,51 +50,150 @@ double allreduce(MPI_Comm comm, double v, MPI_Op op) {
   return g;
 }
 
+/// [spectral.forcing]: the stage kernels' forcing parameters.
+void read_forcing(const io::Deck& deck, SpectralConfig& c) {
+  ks::StageParams& f = c.forcing;
+  const auto& forcing = deck.string("spectral.forcing.type");
+  f.forcing = deck.choice<ks::ForcingKind>("spectral.forcing.type",
+                                           {{"none", ks::ForcingKind::none},
+                                            {"kolmogorov", ks::ForcingKind::kolmogorov},
+                                            {"linear", ks::ForcingKind::linear},
+                                            {"band", ks::ForcingKind::linear}});
+  if (f.forcing == ks::ForcingKind::kolmogorov) {
+    f.kolmogorov_amplitude = deck.real("spectral.forcing.amplitude");
+    f.kolmogorov_mode = deck.integer("spectral.forcing.mode");
+    if (3 * f.kolmogorov_mode >= c.n[1])
+      throw deck.error_at("spectral.forcing.mode",
+                          fmt::format("mode {} is dropped by dealiasing with {} points along y "
+                                      "(need 3 mode < {})",
+                                      f.kolmogorov_mode, c.n[1], c.n[1]));
+  } else if (f.forcing == ks::ForcingKind::linear) {
+    c.injection = deck.real("spectral.forcing.injection");
+    if (forcing == "band") {
+      const auto& band = deck.real_list("spectral.forcing.band");
+      if (!(band[0] < band[1]))
+        throw deck.error_at("spectral.forcing.band",
+                            fmt::format("expected k_lo < k_hi, found [{}, {}]", band[0], band[1]));
+      f.band_lo2 = band[0] * band[0];
+      f.band_hi2 = band[1] * band[1];
+    } else {
+      f.band_lo2 = 0;
+      f.band_hi2 = 1e300;
+    }
+  } else {
+    f.band_lo2 = 1;  // an empty band: no band energy is summed
+    f.band_hi2 = 0;
+  }
+  f.vorticity = c.rotational;
+}
+
+/// [spectral.initial]: the initial condition's type and what it reads.
+void read_initial(const io::Deck& deck, SpectralConfig& c) {
+  using Initial = SpectralConfig::Initial;
+  auto& init = c.initial;
+  init.type =
+      deck.choice<Initial>("spectral.initial.type", {{"taylor_green", Initial::taylor_green},
+                                                     {"abc", Initial::abc},
+                                                     {"random", Initial::random},
+                                                     {"file", Initial::file}});
+  const auto& modes = deck.integer_list("spectral.initial.modes");
+  for (std::size_t a = 0; a < 3 && a < modes.size(); ++a) init.modes[a] = modes[a];
+  init.amplitude = deck.real("spectral.initial.amplitude");
+  init.energy = deck.real("spectral.initial.energy");
+  init.peak = deck.real("spectral.initial.peak");
+  init.seed = static_cast<std::uint64_t>(deck.integer("spectral.initial.seed"));
+  init.file = deck.string("spectral.initial.file");
+  if (init.type == Initial::file && init.file.empty())
+    throw deck.error_at("spectral.initial.file", "initial.type = \"file\" needs a file name");
+  if (init.type == Initial::abc) {
+    if (c.dims != 3)
+      throw deck.error_at("spectral.initial.type",
+                          "the ABC flow is three-dimensional; give "
+                          "three `points`");
+    const auto& abc = deck.real_list("spectral.initial.abc");
+    for (int a = 0; a < 3; ++a) init.abc[a] = abc[a];
+  }
+}
+
 }  // namespace
 
-SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), deck_(deck) {
+SpectralConfig SpectralConfig::from(const io::Deck& deck) {
+  SpectralConfig c;
   const auto& points = deck.integer_list("spectral.points");
   if (points.size() != 2 && points.size() != 3)
     throw deck.error_at("spectral.points",
                         fmt::format("expected 2 (2D) or 3 (3D) entries, found {}", points.size()));
-  dims_ = static_cast<int>(points.size());
-  n_ = {points[0], points[1], dims_ == 3 ? points[2] : 1};
-  for (int a = 0; a < dims_; ++a)
-    if (n_[a] < 2)
+  c.dims = static_cast<int>(points.size());
+  c.n = {points[0], points[1], c.dims == 3 ? points[2] : 1};
+  for (int a = 0; a < c.dims; ++a)
+    if (c.n[a] < 2)
       throw deck.error_at(
           "spectral.points",
-          fmt::format("need at least 2 points per axis, found {} along {}", n_[a], "xyz"[a]));
+          fmt::format("need at least 2 points per axis, found {} along {}", c.n[a], "xyz"[a]));
   const auto& box = deck.real_list("spectral.box");
   const auto& origin = deck.real_list("spectral.origin");
   for (const auto& [key, list] : {std::pair{"spectral.box", &box}, {"spectral.origin", &origin}})
-    if (!list->empty() && static_cast<int>(list->size()) != dims_)
+    if (!list->empty() && static_cast<int>(list->size()) != c.dims)
       throw deck.error_at(key, fmt::format("expected {} entries (one per axis of `points`) or [], "
                                            "found {}",
-                                           dims_, list->size()));
+                                           c.dims, list->size()));
   for (int a = 0; a < 3; ++a) {
-    box_[a] = (a < dims_ && !box.empty()) ? box[a] : kTwoPi;
-    origin_[a] = (a < dims_ && !origin.empty()) ? origin[a] : 0.0;
+    c.box[a] = (a < c.dims && !box.empty()) ? box[a] : kTwoPi;
+    c.origin[a] = (a < c.dims && !origin.empty()) ? origin[a] : 0.0;
   }
-  nu_ = deck.real("spectral.viscosity");
-  rotational_ = deck.string("spectral.nonlinear") == "rotational";
+  c.viscosity = deck.real("spectral.viscosity");
+  c.rotational = deck.choice<bool>("spectral.nonlinear", {{"rotational", true}, {"skew", false}});
+  c.dealias_q = deck.choice<int>("spectral.dealias", {{"two_thirds", 3}, {"none", 2}});
 
-  fft::Options options;
-  const auto& d = deck.string("spectral.fft.decomposition");
-  options.decomposition = d == "slab"     ? fft::Decomposition::slab
-                          : d == "pencil" ? fft::Decomposition::pencil
-                                          : fft::Decomposition::automatic;
+  c.fft.decomposition = deck.choice<fft::Decomposition>("spectral.fft.decomposition",
+                                                        {{"auto", fft::Decomposition::automatic},
+                                                         {"slab", fft::Decomposition::slab},
+                                                         {"pencil", fft::Decomposition::pencil}});
   const auto& grid = deck.integer_list("spectral.fft.process_grid");
-  options.process_grid = {static_cast<int>(grid[0]), static_cast<int>(grid[1])};
-  options.backend = deck.string("spectral.fft.backend");
-  options.measure = deck.string("spectral.fft.planner") == "measure";
+  c.fft.process_grid = {static_cast<int>(grid[0]), static_cast<int>(grid[1])};
+  c.fft.backend = deck.string("spectral.fft.backend");
+  c.fft.measure =
+      deck.choice<bool>("spectral.fft.planner", {{"estimate", false}, {"measure", true}});
+
+  c.scheme_name = deck.string("spectral.time.scheme");
+  c.scheme = deck.choice<TimeScheme>("spectral.time.scheme",
+                                     {{"rk3", TimeScheme::rk3}, {"rk4", TimeScheme::rk4}});
+  c.dt = deck.real("spectral.time.dt");
+  c.cfl = deck.real("spectral.time.cfl");
+  c.dt_max = deck.real("spectral.time.dt_max");
+  read_forcing(deck, c);
+  read_initial(deck, c);
+
+  c.diag_every = deck.integer("spectral.output.diag_every");
+  c.spectrum_every = deck.integer("spectral.output.spectrum_every");
+  c.snapshot_every = deck.integer("spectral.output.snapshot_every");
+  c.pressure = deck.boolean("spectral.output.pressure");
+  c.fft_timing = deck.boolean("spectral.output.fft_timing");
+  c.output = io::OutputPaths::from(deck);
+  c.deck_toml = deck.to_toml();
+  return c;
+}
+
+SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
+    : ctx_(ctx), config_(SpectralConfig::from(deck)) {
+  const SpectralConfig& c = config_;
+  dims_ = c.dims;
+  n_ = c.n;
+  box_ = c.box;
+  origin_ = c.origin;
+  nu_ = c.viscosity;
+  rotational_ = c.rotational;
+
+  fft::Options options = c.fft;
   options.transport = device::choice(ctx).transport;
   try {
     fft_ = std::make_unique<fft::DistributedFft>(ctx.comm(), n_, options);
   } catch (const InputError& e) {
     const bool grid_set = !deck.origin("spectral.fft.process_grid").is_default;
-    throw deck.error_at(grid_set      ? "spectral.fft.process_grid"
-                        : d != "auto" ? "spectral.fft.decomposition"
-                                      : "spectral.points",
+    throw deck.error_at(grid_set ? "spectral.fft.process_grid"
+                        : options.decomposition != fft::Decomposition::automatic
+                            ? "spectral.fft.decomposition"
+                            : "spectral.points",
                         e.what());
   }
 
@@ -105,44 +204,17 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), 
     modes_.extent[a] = sb.extent[a];
     modes_.k0[a] = kTwoPi / box_[a];
   }
-  modes_.dealias_q = deck.string("spectral.dealias") == "two_thirds" ? 3 : 2;
+  modes_.dealias_q = c.dealias_q;
   dk_ = std::min(modes_.k0[0], modes_.k0[1]);
   if (dims_ == 3) dk_ = std::min(dk_, modes_.k0[2]);
 
-  rk_coefficients(deck.string("spectral.time.scheme"), rk_a_, rk_b_, rk_c_);
-  dt_ = deck.real("spectral.time.dt");
+  rk_coefficients(c.scheme, rk_a_, rk_b_, rk_c_);
+  dt_ = c.dt;
   adaptive_ = dt_ == 0.0;
-  cfl_ = deck.real("spectral.time.cfl");
-  dt_max_ = deck.real("spectral.time.dt_max");
-
-  const auto& forcing = deck.string("spectral.forcing.type");
-  if (forcing == "kolmogorov") {
-    forcing_.forcing = ks::ForcingKind::kolmogorov;
-    forcing_.kolmogorov_amplitude = deck.real("spectral.forcing.amplitude");
-    forcing_.kolmogorov_mode = deck.integer("spectral.forcing.mode");
-    if (3 * forcing_.kolmogorov_mode >= n_[1])
-      throw deck.error_at("spectral.forcing.mode",
-                          fmt::format("mode {} is dropped by dealiasing with {} points along y "
-                                      "(need 3 mode < {})",
-                                      forcing_.kolmogorov_mode, n_[1], n_[1]));
-  } else if (forcing == "linear" || forcing == "band") {
-    forcing_.forcing = ks::ForcingKind::linear;
-    injection_ = deck.real("spectral.forcing.injection");
-    if (forcing == "band") {
-      const auto& band = deck.real_list("spectral.forcing.band");
-      if (!(band[0] < band[1]))
-        throw deck.error_at("spectral.forcing.band",
-                            fmt::format("expected k_lo < k_hi, found [{}, {}]", band[0], band[1]));
-      forcing_.band_lo2 = band[0] * band[0];
-      forcing_.band_hi2 = band[1] * band[1];
-    } else {
-      forcing_.band_lo2 = 0;
-      forcing_.band_hi2 = 1e300;
-    }
-  } else {
-    forcing_.band_lo2 = 1;  // an empty band: no band energy is summed
-    forcing_.band_hi2 = 0;
-  }
+  cfl_ = c.cfl;
+  dt_max_ = c.dt_max;
+  forcing_ = c.forcing;
+  injection_ = c.injection;
   forcing_.vorticity = rotational_;
 
   v_ = make_spectral(*fft_, "spectral::v");
@@ -158,20 +230,20 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), 
     decay_.emplace_back(Kokkos::ViewAllocateWithoutInitializing("spectral::decay"),
                         modes_.extent[2], modes_.extent[1], modes_.extent[0]);
 
-  set_initial_condition();
+  set_initial_condition(deck);
   if (!adaptive_) rebuild_tables();
   ctx.log().info(
       "spectral: {}D, {} x {} x {} points, box {:.6g} x {:.6g} x {:.6g}, nu = {:.6g}, "
       "{} form, {}, {} on {} ranks",
       dims_, n_[0], n_[1], n_[2], box_[0], box_[1], box_[2], nu_,
-      rotational_ ? "rotational" : "skew-symmetric", deck.string("spectral.time.scheme"),
-      fft_->describe(), ctx.size());
+      rotational_ ? "rotational" : "skew-symmetric", c.scheme_name, fft_->describe(), ctx.size());
 }
 
 SpectralSolver::~SpectralSolver() = default;
 
-void SpectralSolver::set_initial_condition() {
-  const auto& type = deck_.string("spectral.initial.type");
+void SpectralSolver::set_initial_condition(const io::Deck& deck) {
+  using Initial = SpectralConfig::Initial;
+  const auto& init = config_.initial;
   const double inv_n = 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]);
   const auto& rb = fft_->real_block();
   ks::PointGrid g;
@@ -180,34 +252,25 @@ void SpectralSolver::set_initial_condition() {
     g.origin[a] = origin_[a];
     g.dx[a] = box_[a] / static_cast<double>(n_[a]);
   }
-  const auto& modes = deck_.integer_list("spectral.initial.modes");
-  if (type == "random") {
-    const auto seed = static_cast<std::uint64_t>(deck_.integer("spectral.initial.seed"));
-    ks::random_field(modes_, v_, seed, deck_.real("spectral.initial.peak"), dims_);
+  const auto& modes = init.modes;
+  if (init.type == Initial::random) {
+    ks::random_field(modes_, v_, init.seed, init.peak, dims_);
     ks::project_field(modes_, v_, 1.0, true);
     const double e = allreduce(ctx_.comm(), ks::spectral_sum(modes_, v_, 0), MPI_SUM);
     if (!(e > 0))
-      throw deck_.error_at("spectral.initial.peak",
-                           "the random field has no energy on the resolved modes (peak too high "
-                           "for the grid?)");
-    ks::scale(modes_, v_, std::sqrt(deck_.real("spectral.initial.energy") / e));
+      throw deck.error_at("spectral.initial.peak",
+                          "the random field has no energy on the resolved modes (peak too high "
+                          "for the grid?)");
+    ks::scale(modes_, v_, std::sqrt(init.energy / e));
     return;
   }
-  if (type == "file") {
-    const auto& path = deck_.string("spectral.initial.file");
-    if (path.empty())
-      throw deck_.error_at("spectral.initial.file", "initial.type = \"file\" needs a file name");
-    read_initial_file(path);
-  } else if (type == "abc") {
-    if (dims_ != 3)
-      throw deck_.error_at("spectral.initial.type",
-                           "the ABC flow is three-dimensional; give "
-                           "three `points`");
-    const auto& c = deck_.real_list("spectral.initial.abc");
-    ks::abc_flow(u_, g, c[0], c[1], c[2], static_cast<double>(modes[0]) * modes_.k0[0]);
+  if (init.type == Initial::file) {
+    read_initial_file(deck, init.file);
+  } else if (init.type == Initial::abc) {
+    ks::abc_flow(u_, g, init.abc[0], init.abc[1], init.abc[2],
+                 static_cast<double>(modes[0]) * modes_.k0[0]);
   } else {
-    ks::taylor_green(u_, g, deck_.real("spectral.initial.amplitude"),
-                     static_cast<double>(modes[0]) * modes_.k0[0],
+    ks::taylor_green(u_, g, init.amplitude, static_cast<double>(modes[0]) * modes_.k0[0],
                      static_cast<double>(modes[1]) * modes_.k0[1],
                      static_cast<double>(modes[2]) * modes_.k0[2], dims_);
   }

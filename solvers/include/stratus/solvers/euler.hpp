@@ -7,6 +7,7 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/grid_halo.hpp"
+#include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/euler/fluxes.hpp"
 #include "stratus/kernels/euler/problems.hpp"
@@ -18,6 +19,38 @@
 #include <vector>
 
 namespace stratus {
+
+/// [euler...] as typed values, read from the checked deck once and checked where the schema
+/// cannot (box, scheme and boundary combinations, the keys a problem reads). What depends on
+/// the decomposition (stencil width against the blocks, the Sedov deposit) is checked by the
+/// solver.
+struct EulerConfig {
+  enum class TimeIntegrator { rk2, rk3, rk4 };
+  std::array<std::int64_t, 3> cells{};
+  std::array<double, 3> lo{}, hi{};
+  kernels::euler::Scheme scheme;  ///< reconstruction, limiter, Riemann solver, corrections
+  TimeIntegrator integrator = TimeIntegrator::rk2;
+  double cfl = 0, t_end = 0;
+  kernels::euler::Gas gas;
+  std::array<std::array<kernels::euler::Boundary, 2>, 3> boundary{};
+  kernels::euler::Vars inflow{};  ///< primitive (rho, u, v, w, p)
+  std::array<int, 3> ranks{};     ///< 0: MPI_Dims_create chooses that axis
+  /// The initial condition; `centre` is the box centre where the deck leaves it empty
+  /// (centre_given false), `p_inside` (Sedov) is set by the solver from `blast_energy`.
+  kernels::euler::Problem problem;
+  bool centre_given = false;
+  double blast_energy = 0;
+  std::int64_t log_every = 0;
+  double field_interval = 0;
+  bool write_fields = true;
+  io::OutputPaths output;
+  std::string deck_toml;  ///< the resolved deck, stored in every field file
+  /// For the log: "plm (mc), hllc, rk2" as the deck spells them, the problem's name and the
+  /// viscosity model's.
+  std::string scheme_text, problem_name, viscosity_model;
+
+  static EulerConfig from(const io::Deck& deck);
+};
 
 class EulerSolver : public Solver {
  public:
@@ -83,7 +116,11 @@ class EulerSolver : public Solver {
   [[nodiscard]] const kernels::euler::State& state() const noexcept { return u_; }
 
  private:
-  void setup_problem();
+  /// The conserved state, its work arrays and the halo plan on blocks with `ghosts` layers.
+  void allocate_state(const std::array<int, 3>& ghosts);
+  /// The initial condition (DeckError on euler.initial.radius when no cell lies in the
+  /// Sedov deposit).
+  void setup_problem(const io::Deck& deck);
   void fill_ghosts_start();
   void fill_ghosts_finish();
   void compute_fluxes(bool overlap);
@@ -95,7 +132,7 @@ class EulerSolver : public Solver {
   void write_xdmf() const;
 
   Context& ctx_;
-  const io::Deck& deck_;
+  EulerConfig config_;
   std::unique_ptr<CartDecomposition> decomposition_;
   GridBlock block_;
   std::array<std::int64_t, 3> cells_{};
@@ -105,7 +142,7 @@ class EulerSolver : public Solver {
   kernels::euler::Problem problem_;
   std::array<std::array<kernels::euler::Boundary, 2>, 3> boundary_{};
   kernels::euler::Vars inflow_{};  // conserved
-  std::string integrator_;
+  EulerConfig::TimeIntegrator integrator_ = EulerConfig::TimeIntegrator::rk2;
   double cfl_ = 0.4, t_end_ = 0;
   std::unique_ptr<GridHalo> halo_;
   kernels::euler::State u_, u0_, acc_, flux_, states_, w_;

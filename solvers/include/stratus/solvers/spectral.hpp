@@ -7,6 +7,7 @@
 
 #include "stratus/fft/distributed_fft.hpp"
 #include "stratus/io/field_series.hpp"
+#include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/spectral/navier_stokes.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -16,6 +17,42 @@
 #include <vector>
 
 namespace stratus {
+
+/// [spectral...] as typed values, read from the checked deck once and checked where the schema
+/// cannot (list lengths against the dimension, forcing modes against the grid, what an initial
+/// condition needs).
+struct SpectralConfig {
+  enum class TimeScheme { rk3, rk4 };
+  enum class Initial { taylor_green, abc, random, file };
+  int dims = 3;
+  std::array<std::int64_t, 3> n{};        ///< points; n[2] = 1 in 2D
+  std::array<double, 3> box{}, origin{};  ///< 2 pi and 0 where the deck leaves them empty
+  double viscosity = 0;
+  bool rotational = true;  ///< spectral.nonlinear: rotational or skew
+  int dealias_q = 3;       ///< 3: the 2/3 rule; 2: none
+  fft::Options fft;        ///< transport is the run's, set by the solver
+  TimeScheme scheme = TimeScheme::rk4;
+  double dt = 0, cfl = 0, dt_max = 0;  ///< dt 0: adaptive from cfl
+  /// Forcing kind, Kolmogorov amplitude and mode, band (|k|^2 range) of the stage kernels.
+  kernels::spectral::StageParams forcing;
+  double injection = 0;
+  struct InitialCondition {
+    Initial type = Initial::taylor_green;
+    std::array<std::int64_t, 3> modes{};
+    double amplitude = 0;
+    std::array<double, 3> abc{};
+    double energy = 0, peak = 0;
+    std::uint64_t seed = 0;
+    std::string file;
+  } initial;
+  std::int64_t diag_every = 0, spectrum_every = 0, snapshot_every = 0;
+  bool pressure = false, fft_timing = false;
+  io::OutputPaths output;
+  std::string deck_toml;    ///< the resolved deck, stored in every field and spectrum file
+  std::string scheme_name;  ///< "rk3" or "rk4", for the log
+
+  static SpectralConfig from(const io::Deck& deck);
+};
 
 class SpectralSolver : public Solver {
  public:
@@ -81,8 +118,9 @@ class SpectralSolver : public Solver {
   [[nodiscard]] fft::RealField velocity(int c);
 
  private:
-  void set_initial_condition();
-  void read_initial_file(const std::string& path);
+  /// The initial velocity (DeckError naming the spectral.initial key that gives no field).
+  void set_initial_condition(const io::Deck& deck);
+  void read_initial_file(const io::Deck& deck, const std::string& path);
   void rebuild_tables();
   void nonlinear(const kernels::spectral::SpectralVec& us, bool first_stage);
   void report();
@@ -90,7 +128,7 @@ class SpectralSolver : public Solver {
   void write_series_file() const;
 
   Context& ctx_;
-  const io::Deck& deck_;
+  SpectralConfig config_;
   std::unique_ptr<fft::DistributedFft> fft_;
   kernels::spectral::Modes modes_;
   int dims_ = 3;

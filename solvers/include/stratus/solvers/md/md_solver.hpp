@@ -11,6 +11,7 @@
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
 #include "stratus/solvers/solver.hpp"
 
@@ -42,7 +43,8 @@ class MdSolver : public Solver {
   static void declare_sections(Schema& schema);
 
   /// Sets up the decomposition, the atoms (lattice and velocities), ghosts, neighbour lists
-  /// and the initial forces. Collective. Throws DeckError for inconsistent decks.
+  /// and the initial forces. Collective. Throws DeckError for inconsistent decks. The deck is
+  /// read into an MdConfig and not kept.
   MdSolver(Context& ctx, const io::Deck& deck);
   ~MdSolver() override;
 
@@ -87,6 +89,13 @@ class MdSolver : public Solver {
     std::vector<std::array<Real, 3>> x, v;
     std::vector<std::array<int, 3>> image;
   };
+  /// Reads the data or H5MD file (when the configuration comes from one) and sets the box.
+  void read_initial_configuration(const io::Deck& deck);
+  /// The process grid and the atom exchange over it (DeckError naming md.ranks, or the key
+  /// that sets the box, when the box cannot be split).
+  void decompose(const io::Deck& deck);
+  /// Nose-Hoover chain masses (nvt) and the tail correction (md.pair.tail), after the atoms.
+  void setup_thermostat_and_tail();
   /// Creates this rank's atoms from [md.lattice] or [md.read_data].
   void create_atoms();
   /// Copies `atoms` to the device as the owned atoms; sets natoms_ (collective).
@@ -111,7 +120,7 @@ class MdSolver : public Solver {
   [[nodiscard]] double chain_energy() const;
 
   Context& ctx_;
-  const io::Deck& deck_;
+  MdConfig config_;
   Box box_;
   std::unique_ptr<CartDecomposition> decomposition_;
   std::unique_ptr<AtomExchange> exchange_;
@@ -126,9 +135,9 @@ class MdSolver : public Solver {
   double dt_ = 0;
   double cutoff_max_ = 0, skin_ = 0;
   std::int64_t rebuild_every_ = 0;
-  std::string integrator_;
+  Integrator integrator_ = Integrator::nve;
   double target_temperature_ = 0, gamma_ = 0;
-  std::int64_t langevin_seed_ = 0;
+  std::uint64_t langevin_seed_ = 0;
   // Nose-Hoover chain (nvt): positions xi_k, velocities v_xi_k and masses Q_k, replicated on
   // every rank (they depend only on global sums).
   std::vector<double> chain_xi_, chain_v_, chain_q_;
