@@ -209,6 +209,54 @@ TEST(MdNvt, ChainConservesExtendedEnergy) {
         worst, th.total - t0.total, th.temperature);
 }
 
+// A deep quench: 500 atoms from T 1.2 to 0.001 and to 0.01 with a chain period of 0.5 tau.
+// Reference: LAMMPS (Debian 12 `lmp`, 2022) on the same state: fcc 0.8442 5x5x5, velocity
+// create 1.2 87287 loop geom, lj/cut 2.5, neighbor 0.3 bin every 1, timestep 0.005,
+// `fix nvt temp TT TT 0.5 tchain 3`, 1000 steps, thermo every 20. Means over steps 400..1000:
+//   TT = 0.001: <T> = 0.00098474, <PE/N> = -6.77188 (its conserved energy drifts by 0.209/N)
+//   TT = 0.01:  <T> = 0.0097251,  <PE/N> = -6.75893 (drift 0.0280/N)
+// Before the chain was propagated in enough parts, TT = 0.001 gave NaN by step 20 and
+// TT = 0.01 drifted by 0.18/N.
+TEST(MdNvt, DeepQuenchCoolsLikeLammps) {
+  struct Case {
+    const char* target;
+    double mean_t, mean_pe;
+  };
+  for (const Case c : {Case{"0.001", 0.00098474, -6.77188}, Case{"0.01", 0.0097251, -6.75893}}) {
+    md::MdSolver solver(stratus::testing::context(),
+                        md_deck("", {"md.lattice.cells=[5, 5, 5]", "md.velocity.temperature=1.2",
+                                     "md.integrator.style=nvt",
+                                     std::string("md.integrator.temperature=") + c.target,
+                                     "md.integrator.damping=0.5"}));
+    const md::Thermo t0 = solver.thermo();
+    double sum_t = 0, sum_pe = 0, worst = 0;
+    int samples = 0;
+    for (int s = 1; s <= 1000; ++s) {
+      solver.step();
+      if (s % 20 != 0) continue;
+      const md::Thermo th = solver.thermo();
+      ASSERT_TRUE(std::isfinite(th.conserved)) << "target " << c.target << ", step " << s;
+      worst = std::max(worst, std::abs(th.conserved - t0.conserved));
+      if (s >= 400) {
+        sum_t += th.temperature;
+        sum_pe += th.potential;
+        ++samples;
+      }
+    }
+    const double mean_t = sum_t / samples, mean_pe = sum_pe / samples;
+    // Chaotic trajectories differ step by step; the cooled state does not.
+    EXPECT_NEAR(mean_t, c.mean_t, 0.15 * c.mean_t) << "target " << c.target;
+    EXPECT_NEAR(mean_pe, c.mean_pe, 2e-3) << "target " << c.target;
+    // The extended energy is conserved (LAMMPS loses 0.03 to 0.2 per atom here).
+    EXPECT_LT(worst, 1e-2) << "target " << c.target;
+    if (stratus::testing::context().rank() == 0)
+      std::printf(
+          "NVT quench to %s: <T> = %.5g (LAMMPS %.5g), <PE/N> = %.6g (LAMMPS %.6g), "
+          "max |H(t) - H(0)| / N = %.2e\n",
+          c.target, mean_t, c.mean_t, mean_pe, c.mean_pe, worst);
+  }
+}
+
 namespace {
 
 struct CanonicalStats {

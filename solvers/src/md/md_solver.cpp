@@ -271,41 +271,82 @@ double MdSolver::kinetic_energy_exact() const {
   return from_fixed(global);
 }
 
-void MdSolver::chain_half_step() {
-  // Nose-Hoover chain propagator exp(iL_NHC dt/2) of Martyna, Tuckerman, Tobias, Klein (1996),
-  // Tuckerman et al. J. Phys. A 39 (2006) 5629, with a third-order Suzuki-Yoshida factorisation.
-  // The global kinetic energy is computed once; the velocity scaling is tracked analytically and
-  // applied once at the end.
-  const std::size_t mlen = chain_v_.size();
-  const double kt = target_temperature_;
-  auto& v = chain_v_;
-  const auto& q = chain_q_;
-  double k2 = 2.0 * kinetic_energy_exact();  // sum m v^2
-  double scale = 1.0;
-  std::vector<double> g(mlen);
+namespace {
+
+/// The Nose-Hoover chain's replicated state during one half-step propagation.
+struct ChainState {
+  std::vector<double> xi, v;
+  double k2 = 0;     ///< sum m v^2 of the atoms, tracked through the scaling
+  double scale = 1;  ///< velocity scaling accumulated so far
+};
+
+/// exp(iL_NHC dt/2) in `nc` equal parts, each a third-order Suzuki-Yoshida factorisation.
+/// Returns false, leaving `s` partly propagated, when a part would take an exponent
+/// |dt_part v_k| above `limit` (or a value stops being finite): the caller retries with more
+/// parts.
+bool propagate_chain(ChainState& s, const std::vector<double>& q, double dof, double kt,
+                     double half_dt, int nc, double limit) {
+  const std::size_t m = s.v.size();
+  auto& v = s.v;
   auto force = [&](std::size_t k) {
-    return k == 0 ? (k2 - dof_ * kt) / q[0] : (q[k - 1] * v[k - 1] * v[k - 1] - kt) / q[k];
+    return k == 0 ? (s.k2 - dof * kt) / q[0] : (q[k - 1] * v[k - 1] * v[k - 1] - kt) / q[k];
   };
   const double w1 = 1.0 / (2.0 - std::cbrt(2.0));
   const double weights[3] = {w1, 1.0 - 2.0 * w1, w1};
-  for (const double w : weights) {
-    const double dt2 = w * 0.5 * dt_, dt4 = 0.5 * dt2, dt8 = 0.25 * dt2;
-    v[mlen - 1] += force(mlen - 1) * dt4;
-    for (std::size_t k = mlen - 1; k-- > 0;) {
-      const double e = std::exp(-dt8 * v[k + 1]);
-      v[k] = (v[k] * e + force(k) * dt4) * e;
+  for (int part = 0; part < nc; ++part) {
+    for (const double w : weights) {
+      const double dt2 = w * half_dt / nc, dt4 = 0.5 * dt2, dt8 = 0.25 * dt2;
+      v[m - 1] += force(m - 1) * dt4;
+      for (std::size_t k = m - 1; k-- > 0;) {
+        const double e = std::exp(-dt8 * v[k + 1]);
+        v[k] = (v[k] * e + force(k) * dt4) * e;
+      }
+      const double f = std::exp(-dt2 * v[0]);
+      s.scale *= f;
+      s.k2 *= f * f;
+      for (std::size_t k = 0; k < m; ++k) s.xi[k] += dt2 * v[k];
+      for (std::size_t k = 0; k + 1 < m; ++k) {
+        const double e = std::exp(-dt8 * v[k + 1]);
+        v[k] = (v[k] * e + force(k) * dt4) * e;
+      }
+      v[m - 1] += force(m - 1) * dt4;
+      double largest = 0;
+      for (const double vk : v) largest = std::max(largest, std::abs(dt2 * vk));
+      if (!(largest <= limit) || !std::isfinite(s.k2) || !std::isfinite(s.scale)) return false;
     }
-    const double s = std::exp(-dt2 * v[0]);
-    scale *= s;
-    k2 *= s * s;
-    for (std::size_t k = 0; k < mlen; ++k) chain_xi_[k] += dt2 * v[k];
-    for (std::size_t k = 0; k + 1 < mlen; ++k) {
-      const double e = std::exp(-dt8 * v[k + 1]);
-      v[k] = (v[k] * e + force(k) * dt4) * e;
-    }
-    v[mlen - 1] += force(mlen - 1) * dt4;
   }
-  kmd::scale_velocities(atoms_.v, scale, atoms_.nlocal);
+  return true;
+}
+
+}  // namespace
+
+void MdSolver::chain_half_step() {
+  // Nose-Hoover chain propagator exp(iL_NHC dt/2) of Martyna, Tuckerman, Tobias, Klein (1996),
+  // Tuckerman et al. J. Phys. A 39 (2006) 5629: third-order Suzuki-Yoshida factorisation in n_c
+  // parts. The global kinetic energy is computed once; the velocity scaling is tracked
+  // analytically and applied once at the end. n_c is the smallest power of two that keeps every
+  // part's exponent |dt v_k| at most 0.1: one part at equilibrium, hundreds in a deep quench,
+  // where the chain's velocities reach thousands and a single Suzuki-Yoshida pass (its middle
+  // weight is -1.70) overflows. The parts are scalar work on replicated values: n_c depends only
+  // on global sums, so it is the same on every rank and at any rank count.
+  constexpr double kLimit = 0.1;
+  constexpr int kMaxParts = 1 << 16;
+  const ChainState start{chain_xi_, chain_v_, 2.0 * kinetic_energy_exact(), 1.0};
+  for (int nc = 1;; nc *= 2) {
+    ChainState s = start;
+    if (propagate_chain(s, chain_q_, dof_, target_temperature_, 0.5 * dt_, nc, kLimit)) {
+      chain_xi_ = std::move(s.xi);
+      chain_v_ = std::move(s.v);
+      kmd::scale_velocities(atoms_.v, s.scale, atoms_.nlocal);
+      return;
+    }
+    if (nc >= kMaxParts)
+      throw RuntimeError(fmt::format(
+          "step {}: the Nose-Hoover chain (md.integrator.style = nvt) does not converge in {} "
+          "parts of the half step (kinetic energy {:.6g}, chain velocities {:.6g} ...): the "
+          "thermostat is far too stiff for md.timestep; raise md.integrator.damping",
+          step_, kMaxParts, 0.5 * start.k2, chain_v_.empty() ? 0.0 : chain_v_.back()));
+  }
 }
 
 double MdSolver::chain_energy() const {
