@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -139,21 +140,6 @@ std::uint64_t checksum64(const void* data, std::size_t bytes) {
 }
 
 namespace detail {
-
-std::string agree_error(MPI_Comm comm, const std::string& local) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = local.empty() ? std::numeric_limits<int>::max() : rank;
-  int first = 0;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == std::numeric_limits<int>::max()) return {};
-  std::string text = rank == first ? local : std::string();
-  int length = static_cast<int>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT, first, comm);
-  text.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(text.data(), length, MPI_CHAR, first, comm);
-  return text;
-}
 
 std::string block_line(const std::string& dataset, const std::vector<hsize_t>& start,
                        const std::vector<hsize_t>& count, std::uint64_t checksum) {
@@ -317,6 +303,11 @@ std::string put_rows(hid_t file, const std::string& path, const std::string& dat
 }  // namespace
 
 void CheckpointWriter::put(const std::string& name, const std::vector<double>& values) {
+  std::string bad;
+  for (const double v : values)
+    if (!std::isfinite(v) && bad.empty()) bad = fmt::format("/state/{} holds {}", name, v);
+  bad = agree_on_message(comm_, bad);
+  if (!bad.empty()) throw RuntimeError(fmt::format("{}: not written: {}", partial_, bad));
   QuietHdf5Errors quiet;
   blocks_.push_back(put_state(static_cast<hid_t>(file_), comm_, partial_, name, values,
                               H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
@@ -364,7 +355,12 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
     if (missing != seen.end())
       bad = fmt::format("particle id {} is missing", block.first + (missing - seen.begin()));
   }
-  bad = detail::agree_error(comm_, bad);
+  for (const auto& c : mine.reals)
+    for (std::size_t v = 0; v < c.values.size() && bad.empty(); ++v)
+      if (!std::isfinite(c.values[v]))
+        bad = fmt::format("particle {} of id {} is not finite ({})", c.name,
+                          mine.ids[v / static_cast<std::size_t>(c.ncomp)], c.values[v]);
+  bad = agree_on_message(comm_, bad);
   if (!bad.empty())
     throw RuntimeError(fmt::format("{}: cannot write particles: {}", partial_, bad));
 
@@ -485,8 +481,8 @@ std::uint64_t CheckpointWriter::commit() {
             fmt::format("{}: closing the file failed{}", partial_, detail::hdf5_error_detail());
     }
   }
-  failure = detail::agree_error(comm_, failure);
-  if (failure.empty()) failure = detail::agree_error(comm_, sync_path(partial_, false));
+  failure = agree_on_message(comm_, failure);
+  if (failure.empty()) failure = agree_on_message(comm_, sync_path(partial_, false));
   std::uint64_t bytes = 0;
   if (failure.empty() && rank == 0) {
     std::error_code ec;
@@ -499,7 +495,7 @@ std::uint64_t CheckpointWriter::commit() {
       failure = sync_path(dir.empty() ? std::string(".") : dir.string(), true);
     }
   }
-  failure = detail::agree_error(comm_, failure);
+  failure = agree_on_message(comm_, failure);
   if (!failure.empty()) {
     discard();
     throw RuntimeError(fmt::format("checkpoint {} not written: {}", path_, failure));

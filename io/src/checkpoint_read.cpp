@@ -305,7 +305,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
   } catch (const ReadFailure& e) {
     failure = e.what();
   }
-  failure = detail::agree_error(comm_, failure);
+  failure = agree_on_message(comm_, failure);
   if (!failure.empty()) {
     if (file_ >= 0) H5Fclose(file_of(file_));
     file_ = -1;
@@ -391,7 +391,7 @@ void CheckpointReader::verify() {
   } catch (const InputError& e) {
     failure = e.what();
   }
-  failure = detail::agree_error(comm_, failure);
+  failure = agree_on_message(comm_, failure);
   if (!failure.empty()) throw InputError(fmt::format("{}: {}", path_, failure));
 }
 

@@ -1,6 +1,8 @@
 // H5Writer: parallel (MPI-IO) writing of Stratus HDF5 files and their common metadata.
 #include "stratus/io/h5file.hpp"
 
+#include "stratus/core/agree.hpp"
+
 #include "stratus/io/checkpoint.hpp"
 
 #include "h5_support.hpp"
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -234,6 +237,27 @@ Handle no_fill_dcpl(const std::string& path) {
   return dcpl;
 }
 
+namespace {
+
+/// "value nan at cell (i, j, k)" for the first non-finite value of a slab of `rows` planes
+/// starting at plane i0 of `block` (z fastest), or "".
+std::string first_non_finite(const double* values, std::size_t rows,
+                             const std::array<std::size_t, 3>& n, const GridBlock& block,
+                             std::size_t i0) {
+  const std::size_t count = rows * n[1] * n[2];
+  for (std::size_t p = 0; p < count; ++p) {
+    if (std::isfinite(values[p])) continue;
+    const std::size_t k = p % n[2], j = (p / n[2]) % n[1], i = p / (n[1] * n[2]);
+    return fmt::format("value {} at cell ({}, {}, {})", values[p],
+                       block.begin[0] + static_cast<std::int64_t>(i0 + i),
+                       block.begin[1] + static_cast<std::int64_t>(j),
+                       block.begin[2] + static_cast<std::int64_t>(k));
+  }
+  return {};
+}
+
+}  // namespace
+
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                        const std::string& dataset, const GridArray& field, int ghost,
                        const GridBlock& block, std::array<std::int64_t, 3> global_cells,
@@ -281,6 +305,7 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
   const std::unique_ptr<double[]> host(new double[std::max<std::size_t>(depth * plane, 1)]);
   advise_huge_pages(host.get(), depth * plane * sizeof(double));
   Checksum64 sum;
+  std::string non_finite;  // the first non-finite value of this rank's block
   for (long long s = 0; s < slabs; ++s) {
     const std::size_t i0 = std::min(n[0], static_cast<std::size_t>(s) * depth);
     const std::size_t i1 = std::min(n[0], i0 + depth);
@@ -298,6 +323,7 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
       checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
     } else {
       field.get({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
+      if (non_finite.empty()) non_finite = first_non_finite(host.get(), rows, n, block, i0);
       if (checksum != nullptr) sum.update(host.get(), rows * plane * sizeof(double));
       const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
                                 static_cast<hsize_t>(block.begin[1]),
@@ -310,6 +336,11 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
             "writing " + what);
   }
   if (checksum != nullptr) *checksum = sum.value();
+  // A file never holds a NaN or an infinity: the caller's file is discarded (checkpoints) or
+  // the run stops, naming the cell.
+  non_finite = agree_on_message(comm, non_finite);
+  if (!non_finite.empty())
+    throw RuntimeError(fmt::format("{}: {} not written: {}", path, dataset, non_finite));
 }
 
 }  // namespace detail

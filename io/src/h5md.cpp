@@ -36,12 +36,15 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 constexpr hsize_t kFramesPerChunk = 256;
 
 /// Problems found on any rank, agreed on by all before anything is written: [0] nlocal outside
-/// the arrays, [1] ids outside [0, natoms), [2] ids owned twice, [3] ids owned by no rank.
+/// the arrays, [1] ids outside [0, natoms), [2] ids owned twice, [3] ids owned by no rank, [4]
+/// non-finite positions or velocities.
 struct FrameProblems {
-  std::int64_t count[4] = {0, 0, 0, 0};
-  std::int64_t first[4] = {
+  static constexpr int kKinds = 5;
+  std::int64_t count[kKinds] = {0, 0, 0, 0, 0};
+  std::int64_t first[kKinds] = {
       std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max(),
-      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()};
+      std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max(),
+      std::numeric_limits<std::int64_t>::max()};
   void note(int kind, std::int64_t value) {
     ++count[kind];
     first[kind] = std::min(first[kind], value);
@@ -49,21 +52,22 @@ struct FrameProblems {
   /// Collective: every rank throws the same RuntimeError when any rank found a problem.
   void agree_or_throw(MPI_Comm comm, const std::string& path, std::int64_t step,
                       std::int64_t natoms) {
-    MPI_Allreduce(MPI_IN_PLACE, count, 4, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, first, 4, MPI_INT64_T, MPI_MIN, comm);
-    if (count[0] + count[1] + count[2] + count[3] == 0) return;
+    MPI_Allreduce(MPI_IN_PLACE, count, kKinds, MPI_INT64_T, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, first, kKinds, MPI_INT64_T, MPI_MIN, comm);
+    if (count[0] + count[1] + count[2] + count[3] + count[4] == 0) return;
     std::string what;
-    const char* kinds[4] = {"rank(s) passed nlocal outside [0, array size)",
-                            "atom(s) with an id outside [0, natoms)", "id(s) owned twice",
-                            "id(s) owned by no rank"};
-    for (int k = 0; k < 4; ++k) {
+    const char* kinds[kKinds] = {"rank(s) passed nlocal outside [0, array size)",
+                                 "atom(s) with an id outside [0, natoms)", "id(s) owned twice",
+                                 "id(s) owned by no rank",
+                                 "atom(s) with a non-finite position or velocity (id)"};
+    for (int k = 0; k < kKinds; ++k) {
       if (count[k] == 0) continue;
       what += fmt::format("{}{} {} (first: {})", what.empty() ? "" : "; ", count[k], kinds[k],
                           first[k]);
     }
     throw RuntimeError(fmt::format(
-        "{}: H5MD frame at step {} not written: the ranks must own every id in [0, {}) exactly "
-        "once, but found {}",
+        "{}: H5MD frame at step {} not written: every id in [0, {}) must be owned exactly once "
+        "with a finite position and velocity, but found {}",
         path, step, natoms, what));
   }
 };
@@ -130,8 +134,14 @@ IdBlock gather_block(MPI_Comm comm, const H5mdRows& in, int n, std::int64_t nato
       b.images[3 * k + d] = static_cast<std::int32_t>(image[3 * r + d]);
     }
   }
-  for (std::size_t k = 0; k < b.rows; ++k)
+  for (std::size_t k = 0; k < b.rows; ++k) {
     if (seen[k] == 0) problems.note(3, b.first + static_cast<std::int64_t>(k));
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!std::isfinite(b.pos[3 * k + d]) || !std::isfinite(b.vel[3 * k + d])) {
+        problems.note(4, b.first + static_cast<std::int64_t>(k));
+        break;
+      }
+  }
   return b;
 }
 

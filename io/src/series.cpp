@@ -93,7 +93,7 @@ SeriesFile::SeriesFile(MPI_Comm comm, std::string path, const std::string& heade
       failure = e.what();
     }
   }
-  failure = detail::agree_error(comm, failure);
+  failure = agree_on_message(comm, failure);
   if (!failure.empty()) throw RuntimeError(failure);
 }
 
@@ -109,7 +109,7 @@ void SeriesFile::sync() {
   std::string failure;
   if (file_ != nullptr && (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0))
     failure = fmt::format("{}: cannot write it to disk: {}", path_, std::strerror(errno));
-  failure = detail::agree_error(comm_, failure);
+  failure = agree_on_message(comm_, failure);
   if (!failure.empty()) throw RuntimeError(failure);
 }
 

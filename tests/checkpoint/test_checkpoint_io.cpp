@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -188,6 +189,35 @@ TEST_F(CheckpointIo, MissingOrDuplicateIdsAreRefusedAndLeaveNothing) {
     } catch (const stratus::RuntimeError& e) {
       EXPECT_NE(std::string(e.what()).find("particle id"), std::string::npos) << e.what();
     }
+  }
+  MPI_Barrier(comm());
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  EXPECT_FALSE(fs::exists(path));
+}
+
+// A blown-up state never becomes a checkpoint: a NaN in one rank's particles or in the /state
+// values is refused on every rank, and nothing is left behind (the older checkpoint stays the
+// newest).
+TEST_F(CheckpointIo, NonFiniteValuesAreRefusedAndLeaveNothing) {
+  const std::string path = file("nan.h5");
+  const stratus::io::CheckpointInfo info{"md", 1, 0, 1, "", "", ""};
+  ParticleColumns c = scattered_particles(50);
+  if (rank() == 0 && !c.reals[0].values.empty())
+    c.reals[0].values[0] = std::numeric_limits<double>::quiet_NaN();
+  {
+    CheckpointWriter w(comm(), path, "", info);
+    try {
+      w.write_particles(c);
+      ADD_FAILURE() << "a NaN particle value accepted";
+    } catch (const stratus::RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not finite"), std::string::npos) << e.what();
+    }
+  }
+  {
+    CheckpointWriter w(comm(), path, "", info);
+    EXPECT_THROW(
+        w.put("chain_v", std::vector<double>{1.0, std::numeric_limits<double>::infinity()}),
+        stratus::RuntimeError);
   }
   MPI_Barrier(comm());
   EXPECT_FALSE(fs::exists(path + ".partial"));

@@ -119,6 +119,52 @@ TEST(LammpsData, SameStateAsTheLatticeDeck) {
   if (ctx.rank() == 0) std::remove(path.c_str());
 }
 
+// The data file's Masses are the system's masses when the deck leaves md.masses out (before,
+// a file with "Masses 1 39.948" ran with mass 1.0 and no warning); a deck that gives other
+// masses is refused, naming both places.
+TEST(LammpsData, MassesComeFromTheFileOrMustAgree) {
+  Context& ctx = stratus::testing::context();
+  const std::string path = "md_data_masses.data";
+  if (ctx.rank() == 0) {
+    std::ofstream out(path);
+    out << kHeader
+        << "Masses\n\n1 39.948\n\nAtoms # atomic\n\n1 1 1.0 1.0 1.0\n2 1 3.0 3.0 3.0\n\n"
+           "Velocities\n\n1 0.5 0 0\n2 -0.5 0 0\n";
+  }
+  MPI_Barrier(ctx.comm());
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  auto load = [&](const std::string& extra) {
+    return io::load_deck(
+        "masses.toml",
+        "[run]\nsolver = \"md\"\nsteps = 0\n" + extra + "[md.read_data]\nfile = \"" + path +
+            "\"\n[md.pair]\ncutoff = 1.5\n[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 1.0\n"
+            "sigma = 1.0\n",
+        std::vector<std::string>{}, common_schema(registry),
+        [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
+  };
+  {
+    md::MdSolver solver(ctx, load(""));
+    // KE per atom = (1/2) m v^2 with m = 39.948 and |v| = 0.5 for both atoms.
+    EXPECT_NEAR(solver.thermo().kinetic, 0.5 * 39.948 * 0.25, 1e-12);
+  }
+  {
+    md::MdSolver agreeing(ctx, load("[md]\nmasses = [39.948]\n"));
+    EXPECT_NEAR(agreeing.thermo().kinetic, 0.5 * 39.948 * 0.25, 1e-12);
+  }
+  try {
+    md::MdSolver conflict(ctx, load("[md]\nmasses = [1.0]\n"));
+    ADD_FAILURE() << "md.masses = [1.0] accepted against the file's 39.948";
+  } catch (const io::DeckError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("md.masses"), std::string::npos) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find("39.948"), std::string::npos) << what;
+  }
+  MPI_Barrier(ctx.comm());
+  if (ctx.rank() == 0) std::remove(path.c_str());
+}
+
 namespace {
 
 io::Deck md_deck(const std::string& setup) {

@@ -1,3 +1,4 @@
+#include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 #include "stratus/core/field_io.hpp"
 #include "stratus/solvers/heat.hpp"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 namespace stratus {
 
@@ -140,6 +142,14 @@ HeatSolver::HeatSolver(Context& ctx, const io::Deck& deck)
     decay_rate_ += diffusivity_ * kappa * kappa;
   }
   dt_ = c.dt_fraction / (2.0 * diffusivity_ * inv_dx2);
+  if (!(dt_ >= std::numeric_limits<double>::min()) || !std::isfinite(decay_rate_))
+    throw deck.error_at(
+        "heat.diffusivity",
+        fmt::format("{} on cells of {:.6g} x {:.6g} x {:.6g} gives the explicit time step {} and "
+                    "the decay rate {}: not representable in double precision (nothing could be "
+                    "simulated); give a diffusivity in the units of the box",
+                    diffusivity_, geometry_.dx[0], geometry_.dx[1], geometry_.dx[2], dt_,
+                    decay_rate_));
   for (int a = 0; a < 3; ++a)
     coefficients_[a] = diffusivity_ * dt_ / (geometry_.dx[a] * geometry_.dx[a]);
 
@@ -244,9 +254,30 @@ void HeatSolver::write_xdmf(const std::string& field_path) const {
                         {{file, static_cast<double>(step_) * dt_}});
 }
 
+void HeatSolver::blow_up(const std::string& what) const {
+  // Rare path: this rank's first non-finite cell on the host; the lowest rank with one says.
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_);
+  const int g = geometry_.g;
+  std::string cell;
+  for (int i = g; i < g + geometry_.n[0] && cell.empty(); ++i)
+    for (int j = g; j < g + geometry_.n[1] && cell.empty(); ++j)
+      for (int k = g; k < g + geometry_.n[2] && cell.empty(); ++k)
+        if (!std::isfinite(h(i, j, k)))
+          cell = fmt::format("u = {} at cell ({}, {}, {})", h(i, j, k), block_.begin[0] + i - g,
+                             block_.begin[1] + j - g, block_.begin[2] + k - g);
+  const std::string where = agree_on_message(ctx_.comm(), cell);
+  throw RuntimeError(fmt::format(
+      "heat: the run blew up at step {} (t = {:.6g}): {}{}. The run stops; its last checkpoint "
+      "is kept.",
+      step_, static_cast<double>(step_) * dt_, what, where.empty() ? "" : "; " + where));
+}
+
 void HeatSolver::report() {
   auto t = ctx_.timers().scope("heat: output", Phase::output);  // diagnostics nest inside
   const Diagnostics d = diagnostics();
+  if (!std::isfinite(d.total_heat) || !std::isfinite(d.max_abs) || !std::isfinite(d.l2_error))
+    blow_up(
+        fmt::format("total heat {}, max |u| {}, l2 error {}", d.total_heat, d.max_abs, d.l2_error));
   ctx_.log().info("{:>8} {:>14.6e} {:>16.9e} {:>14.6e} {:>12.4e}", d.step, d.time, d.total_heat,
                   d.max_abs, d.l2_error);
   diag_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", d.step, d.time, d.total_heat,

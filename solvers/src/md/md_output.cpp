@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace stratus::md {
@@ -19,6 +20,10 @@ std::string MdSolver::trajectory_part_path(std::int64_t part) const {
 void MdSolver::report() {
   auto t = ctx_.timers().scope("md: output", Phase::output);
   const Thermo th = thermo();
+  if (!std::isfinite(th.temperature) || !std::isfinite(th.potential) ||
+      !std::isfinite(th.pressure) || !std::isfinite(th.conserved))
+    blow_up(fmt::format("temperature {}, potential energy {}, pressure {}", th.temperature,
+                        th.potential, th.pressure));
   ctx_.log().info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
                   th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
                   th.conserved);

@@ -14,7 +14,10 @@ void MdSolver::declare_sections(Schema& schema) {
       .one_of({"lj"})
       .set_default(std::string("lj"));
   md.add_real("timestep", "Time step.").positive().unit("tau").set_default(0.005);
-  md.add_real_list("masses", "Mass of each atom type (the number of types is the list length).")
+  md.add_real_list("masses",
+                   "Mass of each atom type (the number of types is the list length). With "
+                   "[md.read_data], left out: the data file's Masses section when it has one; "
+                   "given: it must agree with that section.")
       .at_least(1e-300)
       .unit("m")
       .set_default(std::vector<double>{1.0});
@@ -131,8 +134,9 @@ void MdSolver::declare_sections(Schema& schema) {
   in.add_string("style",
                 "nve; langevin (friction and noise keyed by seed, step and atom id); nvt "
                 "(Nose-Hoover chain of Martyna, Klein and Tuckerman, half-step chain updates "
-                "around velocity Verlet, masses Q_1 = dof kT damping^2 and Q_k = kT damping^2, "
-                "dof = 3N - 3; needs temperature > 0).")
+                "around velocity Verlet in as many Suzuki-Yoshida parts as keep each one "
+                "accurate (deep quenches included), masses Q_1 = dof kT damping^2 and "
+                "Q_k = kT damping^2, dof = 3N - 3; needs temperature > 0).")
       .one_of({"nve", "langevin", "nvt"})
       .set_default(std::string("nve"));
   in.add_real("temperature", "Target temperature of the thermostat.")

@@ -1,4 +1,5 @@
 #include "stratus/solvers/md/md_solver.hpp"
+#include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 
 #include "stratus/io/h5md.hpp"
@@ -37,12 +38,6 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   const MdConfig& c = config_;
   dt_ = c.timestep;
   ntypes_ = c.ntypes();
-  masses_ = kmd::TypeMasses("md::masses", c.masses.size());
-  {
-    auto h = Kokkos::create_mirror_view(masses_);
-    for (std::size_t t = 0; t < c.masses.size(); ++t) h(t) = c.masses[t];
-    Kokkos::deep_copy(masses_, h);
-  }
   cutoff_max_ = c.pair.cutoff_max;
   pair_ = make_lj_cut(ntypes_, c.pair.epsilon, c.pair.sigma, c.pair.cutoff, c.pair.shift);
   skin_ = c.neighbor.skin;
@@ -53,6 +48,12 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   langevin_seed_ = c.integrator.seed;
 
   read_initial_configuration(deck);
+  masses_ = kmd::TypeMasses("md::masses", config_.masses.size());
+  {
+    auto h = Kokkos::create_mirror_view(masses_);
+    for (std::size_t t = 0; t < config_.masses.size(); ++t) h(t) = config_.masses[t];
+    Kokkos::deep_copy(masses_, h);
+  }
   decompose(deck);
   create_atoms();
   create_velocities();
@@ -98,10 +99,39 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
     throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
                         fmt::format("{} has {} atom types but md.masses gives {} masses", c.file,
                                     data_->ntypes, ntypes_));
+  if (data && !data_->masses.empty()) adopt_file_masses(deck);
   for (int d = 0; d < 3; ++d) {
     box_.lo[d] = 0.0;
     box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
   }
+}
+
+void MdSolver::adopt_file_masses(const io::Deck& deck) {
+  const auto& file = data_->masses;
+  const std::string& path = config_.file;
+  for (std::size_t t = 0; t < file.size(); ++t)
+    if (!(file[t] > 0) || !std::isfinite(file[t]))
+      throw deck.error_at("md.read_data.file",
+                          fmt::format("{}: the Masses section gives type {} the mass {}: expected "
+                                      "a finite mass > 0",
+                                      path, t + 1, file[t]));
+  const auto list = [](const std::vector<double>& m) {
+    std::string text;
+    for (const double v : m) text += fmt::format("{}{}", text.empty() ? "" : ", ", v);
+    return "[" + text + "]";
+  };
+  if (deck.origin("md.masses").is_default) {
+    // The file's masses are the system's; md.masses was left at its default.
+    config_.masses = file;
+    ctx_.log().info("md: masses from the Masses section of {}: {}", path, list(file));
+    return;
+  }
+  if (config_.masses != file)
+    throw deck.error_at(
+        "md.masses",
+        fmt::format("{} disagrees with the Masses section of {}, which gives {}: leave md.masses "
+                    "out to take the file's masses, or make the two agree",
+                    list(config_.masses), path, list(file)));
 }
 
 void MdSolver::decompose(const io::Deck& deck) {
@@ -459,6 +489,9 @@ void MdSolver::step() {
     auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
     double d2 = kmd::max_displacement_sq(atoms_.x, x_at_build_, atoms_.nlocal);
     MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
+    if (!std::isfinite(d2))
+      blow_up(fmt::format("largest displacement since the last neighbour-list build {}",
+                          std::sqrt(d2)));
     need = 4.0 * d2 > skin_ * skin_;
   }
   if (need) {
@@ -472,6 +505,36 @@ void MdSolver::step() {
   auto t = ctx_.timers().scope("md: integrate", Phase::compute);
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
   if (integrator_ == Integrator::nvt) chain_half_step();
+}
+
+void MdSolver::blow_up(const std::string& what) const {
+  // Rare path: find this rank's first atom (by id) with a non-finite position, velocity or
+  // force on the host; the lowest rank with one tells everybody.
+  auto x = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.x);
+  auto v = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.v);
+  auto f = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.f);
+  auto id = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.id);
+  int worst = -1;
+  for (int i = 0; i < atoms_.nlocal; ++i) {
+    bool finite = true;
+    for (int d = 0; d < 3; ++d)
+      finite = finite && std::isfinite(x(i, d)) && std::isfinite(v(i, d)) && std::isfinite(f(i, d));
+    if (!finite && (worst < 0 || id(i) < id(worst))) worst = i;
+  }
+  const std::string atom =
+      worst < 0 ? std::string()
+                : fmt::format(
+                      "atom id {} (id {} in a LAMMPS data file) has position ({:.6g}, {:.6g}, "
+                      "{:.6g}), velocity "
+                      "({:.6g}, {:.6g}, {:.6g}), force ({:.6g}, {:.6g}, {:.6g})",
+                      id(worst), id(worst) + 1, x(worst, 0), x(worst, 1), x(worst, 2), v(worst, 0),
+                      v(worst, 1), v(worst, 2), f(worst, 0), f(worst, 1), f(worst, 2));
+  const std::string where = agree_on_message(ctx_.comm(), atom);
+  throw RuntimeError(fmt::format(
+      "md: the run blew up at step {} (t = {:.6g}): {}{}. The run stops; its last checkpoint is "
+      "kept. Look for overlapping atoms in the initial configuration, a thermostat damping "
+      "close to md.timestep, or take a smaller md.timestep.",
+      step_, static_cast<double>(step_) * dt_, what, where.empty() ? std::string() : "; " + where));
 }
 
 Thermo MdSolver::thermo() {

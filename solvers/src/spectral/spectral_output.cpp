@@ -1,5 +1,6 @@
 // Outputs (diagnostics, spectra, snapshots with an XDMF series), initial fields from files and
 // checkpoints of the spectral solver.
+#include "stratus/core/agree.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/core/field_io.hpp"
 #include "stratus/io/field_series.hpp"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 
@@ -138,9 +140,35 @@ void SpectralSolver::write_spectrum() {
   profiles_->append(step_, time_, e);
 }
 
+void SpectralSolver::blow_up(const std::string& what) {
+  // Rare path: this rank's first grid point with a non-finite velocity; the lowest rank with
+  // one says. velocity() is collective: every rank transforms all three components.
+  const auto& rb = fft_->real_block();
+  std::string point;
+  for (int c = 0; c < 3; ++c) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), velocity(c));
+    for (std::int64_t i = 0; i < rb.extent[0] && point.empty(); ++i)
+      for (std::int64_t j = 0; j < rb.extent[1] && point.empty(); ++j)
+        for (std::int64_t k = 0; k < rb.extent[2] && point.empty(); ++k)
+          if (!std::isfinite(h(i, j, k)))
+            point = fmt::format("velocity {} = {} at grid point ({}, {}, {})", "uvw"[c], h(i, j, k),
+                                rb.begin[0] + i, rb.begin[1] + j, rb.begin[2] + k);
+  }
+  const std::string where = agree_on_message(ctx_.comm(), point);
+  throw RuntimeError(fmt::format(
+      "spectral: the run blew up at step {} (t = {:.6g}, dt = {:.6g}): {}{}. The run stops; its "
+      "last checkpoint is kept. Take a smaller spectral.time.dt, or dt = 0 (adaptive, from "
+      "spectral.time.cfl).",
+      step_, time_, dt_, what, where.empty() ? "" : "; " + where));
+}
+
 void SpectralSolver::report() {
   auto t = ctx_.timers().scope("spectral: report", Phase::output);  // diagnostics nest inside
   const Diagnostics d = diagnostics();
+  if (!std::isfinite(d.energy) || !std::isfinite(d.enstrophy) || !std::isfinite(d.max_div) ||
+      !std::isfinite(d.cfl) || !std::isfinite(d.dt))
+    blow_up(fmt::format("energy {}, enstrophy {}, max |div u| {}, CFL {}", d.energy, d.enstrophy,
+                        d.max_div, d.cfl));
   ctx_.log().info("{:>8} {:>13.6e} {:>11.4e} {:>16.9e} {:>14.6e} {:>14.6e} {:>10.2e} {:>7.3f}",
                   d.step, d.time, d.dt, d.energy, d.enstrophy, d.dissipation, d.max_div, d.cfl);
   diag_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}",

@@ -90,7 +90,11 @@ class HeatSolver : public Solver {
   void fill_ghosts(const Field3D& u);
   /// OUTPUT_DIR/NAME.xdmf describing the field file for ParaView (rank 0).
   void write_xdmf(const std::string& field_path) const;
+  /// Diagnostics row and log line; blow_up() first when one is not finite.
   void report();
+  /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first
+  /// non-finite cell. Collective.
+  [[noreturn]] void blow_up(const std::string& what) const;
 
   Context& ctx_;
   HeatConfig config_;

@@ -123,7 +123,11 @@ class SpectralSolver : public Solver {
   void read_initial_file(const io::Deck& deck, const std::string& path);
   void rebuild_tables();
   void nonlinear(const kernels::spectral::SpectralVec& us, bool first_stage);
+  /// Diagnostics row and log line; blow_up() first when one is not finite.
   void report();
+  /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first grid
+  /// point with a non-finite velocity. Collective.
+  [[noreturn]] void blow_up(const std::string& what);
   void write_spectrum();
   void write_series_file() const;
 

@@ -91,6 +91,9 @@ class MdSolver : public Solver {
   };
   /// Reads the data or H5MD file (when the configuration comes from one) and sets the box.
   void read_initial_configuration(const io::Deck& deck);
+  /// The data file's Masses: taken when md.masses is left at its default, else they must agree
+  /// (DeckError naming md.masses and the file).
+  void adopt_file_masses(const io::Deck& deck);
   /// The process grid and the atom exchange over it (DeckError naming md.ranks, or the key
   /// that sets the box, when the box cannot be split).
   void decompose(const io::Deck& deck);
@@ -105,8 +108,11 @@ class MdSolver : public Solver {
   void rebuild();
   /// Ghosts and neighbour list of the current owned atoms (no migration).
   void build_ghosts_and_list();
-  /// Thermo row and log line of the current step.
+  /// Thermo row and log line of the current step; blow_up() first when a value is not finite.
   void report();
+  /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first atom
+  /// with a non-finite position, velocity or force. Collective: every rank calls it alike.
+  [[noreturn]] void blow_up(const std::string& what) const;
   /// Path of trajectory part `part` (0: NAME.h5md, k: NAME.partKKKK.h5md).
   [[nodiscard]] std::string trajectory_part_path(std::int64_t part) const;
   void compute_forces(bool with_energy);
