@@ -302,9 +302,15 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver, const Ru
       io::CheckpointReader reader(ctx.comm(), path);
       reader.verify();
       const double verified = wall_seconds();
+      const auto& info = reader.info();
+      // The name says which step a checkpoint should hold; the verified content says which it
+      // does. A file whose two disagree (copied, renamed, or written by another run) is not
+      // trusted: an older checkpoint whose name and content agree is taken instead.
+      if (automatic && fs::path(store.path_for(info.step)).filename() != fs::path(path).filename())
+        throw InputError(fmt::format(
+            "{}: holds step {}, but its name says another step: not trusted", path, info.step));
       check_deck(ctx, deck, solver, options, reader);
       solver.restore(reader);
-      const auto& info = reader.info();
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
           "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
@@ -313,7 +319,7 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver, const Ru
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
         for (std::size_t j = 0; j < k; ++j)
-          rename_aside(ctx, candidates[j], ".damaged", "it failed verification");
+          rename_aside(ctx, candidates[j], ".damaged", "it could not be resumed from: see above");
       return info.step;
     } catch (const DeckMismatch&) {
       throw;

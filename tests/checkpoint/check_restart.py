@@ -491,6 +491,18 @@ def scenario_damage(r):
                     "dataset /particles/velocity is damaged")
     expect_fallback("no-marker", no_marker, "no completion marker")
 
+    # A checkpoint whose name says step 130 but which holds step 50 (copied by hand, or left by
+    # another run): the content decides. Before, it was taken as the newest and the run went back
+    # to step 50 over the valid step-100 checkpoint.
+    d = fresh("mislabeled")
+    shutil.copy(ckpt_path(d, name, 50), ckpt_path(d, name, 130))
+    _, log = r.run(1, MD_DECK, d, common + ["--set=run.steps=150"])
+    check("holds step 50, but its name says another step: not trusted" in log,
+          f"mislabeled: the warning does not say why:\n{log[-3000:]}")
+    check(resumed_step(log) == 100, f"mislabeled: resumed at {resumed_step(log)}, expected 100")
+    print("damage mislabeled: a file named for step 130 holding step 50 was not trusted; resumed "
+          "from step 100")
+
     # A .partial left behind by a write that never finished: removed, never used.
     d = fresh("partial")
     partial = ckpt_path(d, name, 150) + ".partial"
