@@ -2,10 +2,11 @@
 // ghosts, Runge-Kutta stages, the CFL time step and the positivity check.
 #include "stratus/solvers/euler.hpp"
 
+#include "stratus/core/agree.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 
 namespace stratus {
@@ -199,14 +200,8 @@ void EulerSolver::check_positivity(double) const {
             grid_.centre(1, static_cast<int>(j)), grid_.centre(2, static_cast<int>(k)), step_,
             time_, w[0], w[1], w[2], w[3], w[4]);
       }
-  int mine = message.empty() ? INT_MAX : ctx_.rank(), owner = INT_MAX;
-  MPI_Allreduce(&mine, &owner, 1, MPI_INT, MPI_MIN, ctx_.comm());
-  if (owner == INT_MAX) owner = 0, message = "euler: a state became non-finite (NaN)";
-  int length = static_cast<int>(message.size());
-  MPI_Bcast(&length, 1, MPI_INT, owner, ctx_.comm());
-  message.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(message.data(), length, MPI_CHAR, owner, ctx_.comm());
-  throw RuntimeError(message);
+  message = agree_on_message(ctx_.comm(), message);
+  throw RuntimeError(message.empty() ? "euler: a state became non-finite (NaN)" : message);
 }
 
 bool EulerSolver::reached_end() const { return t_end_ > 0 && time_ >= t_end_; }
