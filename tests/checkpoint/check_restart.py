@@ -6,7 +6,7 @@ and fails with a message that says what went wrong.
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
 Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
-elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull.
+elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy.
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -318,6 +318,40 @@ def scenario_elastic(r):
         check(worst < 1e-9, f"np{ranks}: thermo differs from the uninterrupted 4-rank run by {worst:.2e} (> 1e-9)")
         print(f"elastic: written at 4 ranks (step 100), resumed at {ranks}: thermo within "
               f"{worst:.2e} relative of the uninterrupted 4-rank run up to step 200")
+
+
+# Checkpoints written by Stratus at commit b593953 (format 1), one per solver, at step 40 on one
+# rank (tests/checkpoint/legacy/; how they were made: tests/checkpoint/legacy/README.md). A
+# resume from each must continue exactly as today's code continues its own run.
+LEGACY = os.path.join(HERE, "legacy")
+LEGACY_CASES = [
+    # (deck, run name, group compared, extra --set options the checkpoint was written with)
+    (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"]),
+    (HEAT_DECK, "heat_small", "/fields", []),
+    (EULER_DECK, "euler_small", "/fields", []),
+    (SPECTRAL_DECK, "spectral_small", "/fields", []),
+]
+
+
+def scenario_legacy(r):
+    """Old checkpoints still restart: resumed at step 40 and run to 80, each solver's final
+    state is bitwise the state of a straight 0-80 run of today's code."""
+    for deck, name, group, extra in LEGACY_CASES:
+        base = os.path.join(r.work, f"legacy-{name}")
+        shutil.rmtree(base, ignore_errors=True)
+        straight, resumed = os.path.join(base, "straight"), os.path.join(base, "resumed")
+        common = ["--set=run.steps=80", "--set=checkpoint.interval=off",
+                  "--set=checkpoint.every=80"] + extra
+        r.run(1, deck, straight, common + ["--restart=none"])
+        old = os.path.join(LEGACY, f"{name}.step{40:012d}.h5")
+        os.makedirs(os.path.join(resumed, "checkpoints"))
+        shutil.copyfile(old, ckpt_path(resumed, name, 40))
+        _, text = r.run(1, deck, resumed, common)
+        check(resumed_step(text) == 40, f"{name}: resumed at {resumed_step(text)}, not from the "
+              f"old checkpoint of step 40:\n{text[-3000:]}")
+        names = same_datasets(ckpt_path(straight, name, 80), ckpt_path(resumed, name, 80), group)
+        print(f"{name}: the checkpoint of b593953 resumed at step 40; step 80 bitwise equal to "
+              f"today's straight run ({', '.join(names)})")
 
 
 def timed_reference(r, deck, outdir, extra, timeout=600):
@@ -643,6 +677,7 @@ def main():
         "signal": lambda: scenario_signal(r, args.deadline),
         "walltime": lambda: scenario_walltime(r),
         "diskfull": lambda: scenario_diskfull(r),
+        "legacy": lambda: scenario_legacy(r),
     }
     if args.scenario not in scenarios:
         sys.exit(f"unknown scenario {args.scenario}; one of {', '.join(scenarios)}")
