@@ -289,7 +289,8 @@ std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions
 /// Restores `solver` from the newest usable checkpoint: verified, then checked against the
 /// deck (check_deck). Returns the step resumed at, -1 for a fresh start. Collective. The deck
 /// is the resumer's argument: the time loop that follows never sees it.
-std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver, const RunOptions& options,
+std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
+                    const StateDescriptor& state, const RunOptions& options,
                     const io::CheckpointStore& store, const std::string& run_name) {
   const auto& log = ctx.log();
   const auto candidates = restart_candidates(ctx, options, store, run_name);
@@ -310,7 +311,7 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver, const Ru
         throw InputError(fmt::format(
             "{}: holds step {}, but its name says another step: not trusted", path, info.step));
       check_deck(ctx, deck, solver, options, reader);
-      solver.restore(reader);
+      state.restore(reader);
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
           "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
@@ -355,8 +356,14 @@ struct StopAgreement {
 
 class Driver {
  public:
-  Driver(Context& ctx, const RunConfig& config, Solver& solver, const io::CheckpointStore& store)
-      : ctx_(ctx), config_(config), policy_(config.checkpoint), solver_(solver), store_(store) {}
+  Driver(Context& ctx, const RunConfig& config, Solver& solver, const StateDescriptor& state,
+         const io::CheckpointStore& store)
+      : ctx_(ctx),
+        config_(config),
+        policy_(config.checkpoint),
+        solver_(solver),
+        state_(state),
+        store_(store) {}
 
   /// Steps the solver from `resumed_at` (-1: a fresh start) to run.steps or its end,
   /// checkpointing on the policy's schedule; throws StopRequested after the checkpoint of a
@@ -371,7 +378,7 @@ class Driver {
   /// Deletes all but the newest checkpoint.keep checkpoints older than `step` (rank 0).
   void prune(std::int64_t step) const;
   [[nodiscard]] double interval_seconds() const {
-    return policy_.seconds_between(last_cost_, solver_.state_bytes());
+    return policy_.seconds_between(last_cost_, state_.bytes());
   }
   /// The summary's record of the time loop so far.
   [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
@@ -380,6 +387,7 @@ class Driver {
   const RunConfig& config_;
   const CheckpointPolicy& policy_;
   Solver& solver_;
+  const StateDescriptor& state_;  // what a checkpoint of the solver holds
   const io::CheckpointStore& store_;
   double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
   double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
@@ -412,7 +420,7 @@ std::string Driver::write_checkpoint(const char* reason) {
     auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
     solver_.sync_outputs();
     io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml, solver_.checkpoint_info());
-    solver_.save(writer);
+    state_.save(writer);
     bytes = writer.commit();
     written = wall_seconds() - start;
     // Verify what is now on disk before anything older is deleted.
@@ -515,7 +523,7 @@ void Driver::run(std::int64_t resumed_at) {
       previous = now;
       interval_elapsed = now - last_checkpoint_at_ >= interval_seconds();
       const double cost =
-          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(solver_.state_bytes()) / 200e6;
+          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(state_.bytes()) / 200e6;
       deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
     const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
@@ -587,8 +595,11 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
     std::error_code ec;
     fs::create_directories(config.checkpoint.dir, ec);
   }
-  const std::int64_t resumed_at = resume(ctx, deck, solver, options, store, config.output.name);
-  Driver(ctx, config, solver, store).run(resumed_at);
+  StateDescriptor state;
+  solver.declare_state(state);
+  const std::int64_t resumed_at =
+      resume(ctx, deck, solver, state, options, store, config.output.name);
+  Driver(ctx, config, solver, state, store).run(resumed_at);
 }
 
 }  // namespace stratus

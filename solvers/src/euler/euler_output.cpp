@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace stratus {
 
@@ -179,46 +180,45 @@ io::CheckpointInfo EulerSolver::checkpoint_info() const {
           Kokkos::DefaultExecutionSpace::name()};
 }
 
-void EulerSolver::save(io::CheckpointWriter& out) const {
-  Field3D tmp("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
+void EulerSolver::declare_state(StateDescriptor& state) {
+  state.clock(&step_, &time_);  // dt follows from the state (on_restored)
+  state.invariant("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()), "grid");
+  state.value("next_frame_time", &next_frame_time_);
+  // Older checkpoints lack the frame lists: then no frame is recorded.
+  state.values("frame_steps", &frame_steps_, StateDescriptor::Restore::optional);
+  state.values("frame_times", &frame_times_, StateDescriptor::Restore::optional);
+  // The conserved variables are packed in one array: each goes through a block-sized copy,
+  // allocated at the first checkpoint and kept.
+  auto copy = std::make_shared<Field3D>();
+  const auto array = [this, copy] {
+    if (copy->extent(0) == 0)
+      *copy = Field3D("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
+    return stratus::grid_array(*copy);
+  };
   for (int v = 0; v < ke::kVars; ++v) {
-    ke::extract(u_, tmp, grid_, gas_, v, false, false);
-    Kokkos::fence();
-    out.write_field(kConservedNames[v], stratus::grid_array(tmp), 0, block_, cells_);
+    StateDescriptor::Field f;
+    f.name = kConservedNames[v];
+    f.array = array;
+    f.block = block_;
+    f.global = cells_;
+    f.before_save = [this, copy, v] {
+      ke::extract(u_, *copy, grid_, gas_, v, false, false);
+      Kokkos::fence();
+    };
+    f.after_restore = [this, copy, v] {
+      ke::insert(*copy, u_, grid_, v);
+      Kokkos::fence();
+    };
+    state.field(std::move(f));
   }
-  out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
-  out.put("next_frame_time", next_frame_time_);
-  out.put("frame_steps", frame_steps_);
-  out.put("frame_times", frame_times_);
-}
-
-void EulerSolver::restore(const io::CheckpointReader& in) {
-  const auto cells = in.ints("cells");
-  if (cells != std::vector<std::int64_t>(cells_.begin(), cells_.end()))
-    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
-                                 in.path(), cells.at(0), cells.at(1), cells.at(2), cells_[0],
-                                 cells_[1], cells_[2]));
-  Field3D tmp("euler::checkpoint", block_.extent[0], block_.extent[1], block_.extent[2]);
-  for (int v = 0; v < ke::kVars; ++v) {
-    in.read_field(kConservedNames[v], stratus::grid_array(tmp), 0, block_, cells_);
-    ke::insert(tmp, u_, grid_, v);
-  }
-  Kokkos::fence();
-  step_ = in.info().step;
-  time_ = in.info().time;
-  next_frame_time_ = in.real("next_frame_time");
-  frame_steps_ = in.has("frame_steps") ? in.ints("frame_steps") : std::vector<std::int64_t>{};
-  frame_times_ = in.has("frame_times") ? in.reals("frame_times") : std::vector<double>{};
-  // Frames written after this checkpoint are dropped (open_outputs removes their files).
-  while (!frame_steps_.empty() && frame_steps_.back() > step_) {
-    frame_steps_.pop_back();
-    frame_times_.pop_back();
-  }
-  dt_ = next_dt();
-}
-
-std::uint64_t EulerSolver::state_bytes() const {
-  return static_cast<std::uint64_t>(cells_[0] * cells_[1] * cells_[2]) * ke::kVars * sizeof(double);
+  state.on_restored([this](const io::CheckpointReader&) {
+    // Frames written after this checkpoint are dropped (open_outputs removes their files).
+    while (!frame_steps_.empty() && frame_steps_.back() > step_) {
+      frame_steps_.pop_back();
+      frame_times_.pop_back();
+    }
+    dt_ = next_dt();
+  });
 }
 
 }  // namespace stratus

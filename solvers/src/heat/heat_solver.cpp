@@ -322,23 +322,16 @@ io::CheckpointInfo HeatSolver::checkpoint_info() const {
           Kokkos::DefaultExecutionSpace::name()};
 }
 
-void HeatSolver::save(io::CheckpointWriter& out) const {
-  out.write_field("u", stratus::grid_array(u_), geometry_.g, block_, cells_);
-  out.put("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()));
-}
-
-void HeatSolver::restore(const io::CheckpointReader& in) {
-  const auto cells = in.ints("cells");
-  if (cells != std::vector<std::int64_t>(cells_.begin(), cells_.end()))
-    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
-                                 in.path(), cells.at(0), cells.at(1), cells.at(2), cells_[0],
-                                 cells_[1], cells_[2]));
-  in.read_field("u", stratus::grid_array(u_), geometry_.g, block_, cells_);
-  step_ = in.info().step;
-}
-
-std::uint64_t HeatSolver::state_bytes() const {
-  return static_cast<std::uint64_t>(cells_[0] * cells_[1] * cells_[2]) * sizeof(double);
+void HeatSolver::declare_state(StateDescriptor& state) {
+  state.clock(&step_);  // the time is step x dt
+  state.invariant("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()), "grid");
+  StateDescriptor::Field u;
+  u.name = "u";
+  u.array = [this] { return stratus::grid_array(u_); };
+  u.ghost = geometry_.g;
+  u.block = block_;
+  u.global = cells_;
+  state.field(std::move(u));
 }
 
 }  // namespace stratus

@@ -31,12 +31,36 @@ io::CheckpointInfo MdSolver::checkpoint_info() const {
           Kokkos::DefaultExecutionSpace::name()};
 }
 
-std::uint64_t MdSolver::state_bytes() const {
-  // 12 doubles (x, v, f, x at build) and 6 integers (type, image, rank, slot) per atom.
-  return static_cast<std::uint64_t>(natoms_) * 18u * 8u;
+void MdSolver::declare_state(StateDescriptor& state) {
+  using Restore = StateDescriptor::Restore;
+  state.clock(&step_);  // the time is step x dt
+  state.invariant("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]},
+                  "box lower corner");
+  state.invariant("box_hi", std::vector<double>{box_.hi[0], box_.hi[1], box_.hi[2]},
+                  "box upper corner");
+  state.values("chain_xi", &chain_xi_, Restore::same_size);  // the deck fixes the chain length
+  state.values("chain_v", &chain_v_, Restore::same_size);
+  state.value("rebuilds", &rebuilds_);
+  state.value("last_rebuild_step", &last_rebuild_step_);
+  state.value("trajectory_part", &trajectory_part_);
+  // The layout the atoms were saved in: a restore on the same one continues bit for bit.
+  state.record("process_grid", [this] {
+    const auto& d = decomposition_->dims();
+    return std::vector<std::int64_t>{d[0], d[1], d[2]};
+  });
+  state.record("half_list", [this] { return std::vector<std::int64_t>{half_list_ ? 1 : 0}; });
+  StateDescriptor::Particles atoms;
+  atoms.n_global = &natoms_;
+  atoms.reals = {{"position", 3}, {"velocity", 3}, {"force", 3}, {"position_at_build", 3}};
+  atoms.ints = {{"type", 1}, {"image", 3}, {"rank", 1}, {"slot", 1}};
+  atoms.rows = [this] { return checkpoint_rows(); };
+  atoms.place = [this](const io::CheckpointReader& in, io::ParticleColumns&& rows) {
+    place_restored(in, std::move(rows));
+  };
+  state.particles(std::move(atoms));
 }
 
-void MdSolver::save(io::CheckpointWriter& out) const {
+io::ParticleColumns MdSolver::checkpoint_rows() const {
   const int n = atoms_.nlocal;
   auto x = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.x);
   auto v = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.v);
@@ -63,37 +87,14 @@ void MdSolver::save(io::CheckpointWriter& out) const {
     c.ints[2].values.push_back(ctx_.rank());
     c.ints[3].values.push_back(i);
   }
-  out.write_particles(c);
-  out.put("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]});
-  out.put("box_hi", std::vector<double>{box_.hi[0], box_.hi[1], box_.hi[2]});
-  const auto& dims = decomposition_->dims();
-  out.put("process_grid", std::vector<std::int64_t>{dims[0], dims[1], dims[2]});
-  out.put("half_list", std::int64_t{half_list_ ? 1 : 0});
-  out.put("rebuilds", rebuilds_);
-  out.put("last_rebuild_step", last_rebuild_step_);
-  out.put("trajectory_part", trajectory_part_);
-  out.put("chain_xi", chain_xi_);
-  out.put("chain_v", chain_v_);
+  return c;
 }
 
-void MdSolver::restore(const io::CheckpointReader& in) {
-  const auto hi = in.reals("box_hi");
-  for (int d = 0; d < 3; ++d)
-    if (hi.at(d) != box_.hi[d])
-      throw InputError(fmt::format("{}: box {} x {} x {} in the checkpoint, {} x {} x {} now",
-                                   in.path(), hi[0], hi[1], hi[2], box_.hi[0], box_.hi[1],
-                                   box_.hi[2]));
-  const auto chain_xi = in.reals("chain_xi");
-  if (chain_xi.size() != chain_xi_.size())
-    throw InputError(fmt::format("{}: a thermostat chain of {} in the checkpoint, {} now",
-                                 in.path(), chain_xi.size(), chain_xi_.size()));
-  const auto cols = in.read_particles({"position", "velocity", "force", "position_at_build"},
-                                      {"type", "image", "rank", "slot"});
+void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols) {
   const auto grid = in.ints("process_grid");
   const auto& dims = decomposition_->dims();
   const bool same_layout = grid == std::vector<std::int64_t>{dims[0], dims[1], dims[2]} &&
                            in.integer("half_list") == (half_list_ ? 1 : 0);
-
   // Every atom to its rank: the one that held it (same layout) or the owner of its position.
   const auto& pos = cols.real("position").values;
   const auto& saved_rank = cols.integer("rank").values;
@@ -142,10 +143,6 @@ void MdSolver::restore(const io::CheckpointReader& in) {
     for (int d = 0; d < 3; ++d) f(i, d) = force[3 * order[i] + d];
   Kokkos::deep_copy(atoms_.f, f);
 
-  step_ = in.info().step;
-  chain_xi_ = chain_xi;
-  chain_v_ = in.reals("chain_v");
-  trajectory_part_ = in.integer("trajectory_part");
   energy_step_ = -1;
   if (same_layout) {
     // Ghosts and list exactly as the last build made them: from the build-time positions.
@@ -162,10 +159,7 @@ void MdSolver::restore(const io::CheckpointReader& in) {
     build_ghosts_and_list();
     Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL), current);
     exchange_->update_ghosts(atoms_);
-    rebuilds_ = in.integer("rebuilds");
-    last_rebuild_step_ = in.integer("last_rebuild_step");
   } else {
-    rebuilds_ = in.integer("rebuilds");
     rebuild();  // migrates (wraps positions), builds ghosts and list, snapshots positions
   }
   ctx_.log().info("md: restored {} atoms at step {} ({})", natoms_, step_,

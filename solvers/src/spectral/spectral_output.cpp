@@ -298,38 +298,28 @@ Field3D as_real(const ks::SpectralView& v) {
 
 }  // namespace
 
-void SpectralSolver::save(io::CheckpointWriter& out) const {
+void SpectralSolver::declare_state(StateDescriptor& state) {
+  state.clock(&step_, &time_, &dt_);
+  state.invariant("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]}, "grid");
+  state.record("rk_stages",
+               [this] { return std::vector<std::int64_t>{std::int64_t(rk_a_.size())}; });
+  // The velocity's Fourier modes, as doubles: this rank's (kz, ky, 2 kx) block of the global
+  // half-spectrum.
   const GridBlock block{{modes_.begin[2], modes_.begin[1], 0},
                         {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
   const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
-  for (int c = 0; c < 3; ++c)
-    out.write_field(std::string("uhat_") + "xyz"[c], stratus::grid_array(as_real(v_[c])), 0, block,
-                    global);
-  out.put("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
-  out.put("rk_stages", static_cast<std::int64_t>(rk_a_.size()));
-}
-
-void SpectralSolver::restore(const io::CheckpointReader& in) {
-  const auto points = in.ints("points");
-  if (points != std::vector<std::int64_t>{n_[0], n_[1], n_[2]})
-    throw InputError(fmt::format("{}: grid {}x{}x{} in the checkpoint, {}x{}x{} in the deck",
-                                 in.path(), points.at(0), points.at(1), points.at(2), n_[0], n_[1],
-                                 n_[2]));
-  const GridBlock block{{modes_.begin[2], modes_.begin[1], 0},
-                        {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
-  const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
-  for (int c = 0; c < 3; ++c)
-    in.read_field(std::string("uhat_") + "xyz"[c], stratus::grid_array(as_real(v_[c])), 0, block,
-                  global);
-  ks::mask_dropped(modes_, v_);  // the step relies on zeros there (a no-op for our checkpoints)
-  step_ = in.info().step;
-  time_ = in.info().time;
-  dt_ = in.info().dt;
-  if (!adaptive_) rebuild_tables();
-}
-
-std::uint64_t SpectralSolver::state_bytes() const {
-  return static_cast<std::uint64_t>(3 * n_[0] * n_[1] * (n_[2] / 2 + 1)) * 16;
+  for (int c = 0; c < 3; ++c) {
+    StateDescriptor::Field f;
+    f.name = std::string("uhat_") + "xyz"[c];
+    f.array = [this, c] { return stratus::grid_array(as_real(v_[c])); };
+    f.block = block;
+    f.global = global;
+    state.field(std::move(f));
+  }
+  state.on_restored([this](const io::CheckpointReader&) {
+    ks::mask_dropped(modes_, v_);  // the step relies on zeros there (a no-op for our checkpoints)
+    if (!adaptive_) rebuild_tables();
+  });
 }
 
 }  // namespace stratus

@@ -60,9 +60,7 @@ class HeatSolver : public Solver {
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
   [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
-  void save(io::CheckpointWriter& out) const override;
-  void restore(const io::CheckpointReader& in) override;
-  [[nodiscard]] std::uint64_t state_bytes() const override;
+  void declare_state(StateDescriptor& state) override;
   [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
     return {"heat.log_every", "heat.write_field"};
   }

@@ -9,6 +9,7 @@
 #include "stratus/core/schema.hpp"
 #include "stratus/io/checkpoint.hpp"
 #include "stratus/io/deck.hpp"
+#include "stratus/solvers/state.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -49,13 +50,11 @@ class Solver {
 
   /// What the checkpoint records about the run (solver, step, time, dt, units, layout).
   [[nodiscard]] virtual io::CheckpointInfo checkpoint_info() const = 0;
-  /// Writes the whole state, enough to continue bit for bit. Collective.
-  virtual void save(io::CheckpointWriter& out) const = 0;
-  /// Replaces the state with a checkpoint's (verified before). Works at any rank count; the
-  /// same rank count and layout continue bit for bit. Collective.
-  virtual void restore(const io::CheckpointReader& in) = 0;
-  /// About how many bytes save() writes (estimates the first checkpoint's cost).
-  [[nodiscard]] virtual std::uint64_t state_bytes() const = 0;
+  /// Declares the whole state, enough to continue bit for bit (fields, particle columns,
+  /// integrator and thermostat values, the deck-fixed sizes a checkpoint must match). The
+  /// driver calls it once after setup and saves, restores and sizes checkpoints from it; a
+  /// restore works at any rank count, and the same rank count and layout continue bit for bit.
+  virtual void declare_state(StateDescriptor& state) = 0;
   /// The work of one step, summed over ranks: atoms (MD) or grid cells. Throughput figures
   /// are work_per_step() x steps per second, in work_unit().
   [[nodiscard]] virtual double work_per_step() const = 0;

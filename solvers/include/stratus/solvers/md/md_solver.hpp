@@ -66,9 +66,7 @@ class MdSolver : public Solver {
   }
   // md_checkpoint.cpp
   [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
-  void save(io::CheckpointWriter& out) const override;
-  void restore(const io::CheckpointReader& in) override;
-  [[nodiscard]] std::uint64_t state_bytes() const override;
+  void declare_state(StateDescriptor& state) override;
 
   /// Advances one step. Collective.
   void step();
@@ -113,6 +111,11 @@ class MdSolver : public Solver {
   /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first atom
   /// with a non-finite position, velocity or force. Collective: every rank calls it alike.
   [[noreturn]] void blow_up(const std::string& what) const;
+  /// This rank's atoms as checkpoint columns (with each atom's rank and slot: the layout).
+  [[nodiscard]] io::ParticleColumns checkpoint_rows() const;
+  /// Puts a checkpoint's block of atoms where they belong: back in their saved slots with the
+  /// lists of the last build (same layout: bit for bit), else to the owners of their positions.
+  void place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols);
   /// Path of trajectory part `part` (0: NAME.h5md, k: NAME.partKKKK.h5md).
   [[nodiscard]] std::string trajectory_part_path(std::int64_t part) const;
   void compute_forces(bool with_energy);
