@@ -2,6 +2,7 @@
 // docs/checkpointing.md describes the guarantees; this file is where they are kept.
 #include "run_config.hpp"
 #include "run_report.hpp"
+#include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
 #include "stratus/core/signals.hpp"
@@ -419,7 +420,8 @@ std::string Driver::write_checkpoint(const char* reason) {
   try {
     auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
     solver_.sync_outputs();
-    io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml, solver_.checkpoint_info());
+    io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml,
+                                state_.info(step, solver_.current_time(), kokkos_default_space()));
     state_.save(writer);
     bytes = writer.commit();
     written = wall_seconds() - start;

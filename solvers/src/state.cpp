@@ -25,6 +25,26 @@ std::string shape(const std::vector<T>& v) {
 
 }  // namespace
 
+void StateDescriptor::identity(Identity id) { identity_ = std::move(id); }
+
+std::function<std::string()> StateDescriptor::grid_layout(const CartDecomposition& decomposition) {
+  return [&decomposition] {
+    const auto& d = decomposition.dims();
+    return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
+  };
+}
+
+io::CheckpointInfo StateDescriptor::info(std::int64_t step, double time,
+                                         std::string backend) const {
+  return {identity_.solver,
+          step,
+          time,
+          identity_.dt != nullptr ? *identity_.dt : 0.0,
+          identity_.units,
+          identity_.layout ? identity_.layout() : std::string(),
+          std::move(backend)};
+}
+
 void StateDescriptor::clock(std::int64_t* step, double* time, double* dt) {
   step_ = step;
   time_ = time;

@@ -169,18 +169,8 @@ void EulerSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
                     config_.output.path(".xdmf"));
 }
 
-io::CheckpointInfo EulerSolver::checkpoint_info() const {
-  const auto& d = decomposition_->dims();
-  return {"euler",
-          step_,
-          time_,
-          dt_,
-          "",
-          fmt::format("{}x{}x{}", d[0], d[1], d[2]),
-          Kokkos::DefaultExecutionSpace::name()};
-}
-
 void EulerSolver::declare_state(StateDescriptor& state) {
+  state.identity({"euler", "", &dt_, StateDescriptor::grid_layout(*decomposition_)});
   state.clock(&step_, &time_);  // dt follows from the state (on_restored)
   state.invariant("cells", std::vector<std::int64_t>(cells_.begin(), cells_.end()), "grid");
   state.value("next_frame_time", &next_frame_time_);

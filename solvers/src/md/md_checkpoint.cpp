@@ -20,19 +20,9 @@
 
 namespace stratus::md {
 
-io::CheckpointInfo MdSolver::checkpoint_info() const {
-  const auto& d = decomposition_->dims();
-  return {"md",
-          step_,
-          current_time(),
-          dt_,
-          "lj",
-          fmt::format("{}x{}x{}", d[0], d[1], d[2]),
-          Kokkos::DefaultExecutionSpace::name()};
-}
-
 void MdSolver::declare_state(StateDescriptor& state) {
   using Restore = StateDescriptor::Restore;
+  state.identity({"md", "lj", &dt_, StateDescriptor::grid_layout(*decomposition_)});
   state.clock(&step_);  // the time is step x dt
   state.invariant("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]},
                   "box lower corner");

@@ -278,17 +278,6 @@ void SpectralSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
   }
 }
 
-io::CheckpointInfo SpectralSolver::checkpoint_info() const {
-  return {"spectral",
-          step_,
-          time_,
-          dt_,
-          "",
-          fmt::format("{}-{}x{}", fft::to_string(fft_->decomposition()), fft_->process_grid()[0],
-                      fft_->process_grid()[1]),
-          Kokkos::DefaultExecutionSpace::name()};
-}
-
 namespace {
 
 /// The spectral block of a component as a real array (Nzc, Ny, 2 Nx): complex = (re, im).
@@ -299,6 +288,10 @@ Field3D as_real(const ks::SpectralView& v) {
 }  // namespace
 
 void SpectralSolver::declare_state(StateDescriptor& state) {
+  state.identity({"spectral", "", &dt_, [this] {
+                    return fmt::format("{}-{}x{}", fft::to_string(fft_->decomposition()),
+                                       fft_->process_grid()[0], fft_->process_grid()[1]);
+                  }});
   state.clock(&step_, &time_, &dt_);
   state.invariant("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]}, "grid");
   state.record("rk_stages",

@@ -76,7 +76,6 @@ class EulerSolver : public Solver {
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
-  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
   void declare_state(StateDescriptor& state) override;
   [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
     // t_end, like run.steps, only says where to stop: a finished run can be continued.

@@ -59,7 +59,6 @@ class HeatSolver : public Solver {
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
-  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
   void declare_state(StateDescriptor& state) override;
   [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
     return {"heat.log_every", "heat.write_field"};

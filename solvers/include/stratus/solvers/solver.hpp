@@ -48,8 +48,6 @@ class Solver {
   /// Closes the outputs and logs the solver's summary of `steps` steps run in `seconds`.
   virtual void close_outputs(std::int64_t steps, double seconds) = 0;
 
-  /// What the checkpoint records about the run (solver, step, time, dt, units, layout).
-  [[nodiscard]] virtual io::CheckpointInfo checkpoint_info() const = 0;
   /// Declares the whole state, enough to continue bit for bit (fields, particle columns,
   /// integrator and thermostat values, the deck-fixed sizes a checkpoint must match). The
   /// driver calls it once after setup and saves, restores and sizes checkpoints from it; a

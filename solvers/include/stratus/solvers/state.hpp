@@ -31,6 +31,19 @@ class StateDescriptor {
     same_size,  ///< required, and with as many values as the solver set up (a deck-fixed length)
   };
 
+  /// What the checkpoint says of the run besides its state (root attributes, `stratus info`):
+  /// the solver's name, its units ("lj", "" for dimensionless), the time step it reports, and
+  /// its layout at a save ("2x1x1", "pencil-2x1"; for humans only).
+  struct Identity {
+    std::string solver;
+    std::string units;
+    const double* dt = nullptr;
+    std::function<std::string()> layout;
+  };
+  void identity(Identity id);
+  /// "AxBxC" of a process grid (the usual layout).
+  static std::function<std::string()> grid_layout(const CartDecomposition& decomposition);
+
   /// The solver's clock: set from the checkpoint's info (step, time, dt) on restore; `time` and
   /// `dt` may be null where the solver derives them.
   void clock(std::int64_t* step, double* time = nullptr, double* dt = nullptr);
@@ -84,6 +97,8 @@ class StateDescriptor {
   void on_restored(std::function<void(const io::CheckpointReader&)> hook);
 
   // --- The driver's side ---
+  /// The checkpoint's info at `step` and `time`, written by the execution space `backend`.
+  [[nodiscard]] io::CheckpointInfo info(std::int64_t step, double time, std::string backend) const;
   /// Writes every entry. Collective.
   void save(io::CheckpointWriter& out) const;
   /// Reads every entry back (the file was verified before). Collective. Throws InputError
@@ -111,6 +126,7 @@ class StateDescriptor {
     std::function<std::vector<std::int64_t>()> get;
   };
 
+  Identity identity_;
   std::int64_t* step_ = nullptr;
   double* time_ = nullptr;
   double* dt_ = nullptr;

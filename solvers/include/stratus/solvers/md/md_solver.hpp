@@ -65,7 +65,6 @@ class MdSolver : public Solver {
     return {"md.thermo.", "md.trajectory."};
   }
   // md_checkpoint.cpp
-  [[nodiscard]] io::CheckpointInfo checkpoint_info() const override;
   void declare_state(StateDescriptor& state) override;
 
   /// Advances one step. Collective.
