@@ -2,6 +2,7 @@
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/io/output.hpp"
+#include "stratus/io/run_lock.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <fmt/format.h>
@@ -72,7 +73,11 @@ void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck
   const auto& log = ctx.log();
   (void)progress_interval(deck);  // a bad value is refused before the set-up
   io::prepare_output_dir(ctx.comm(), deck);
+  std::string taken_over;  // a stale lock's takeover, logged once the run log is open
+  const io::RunLock lock(ctx.comm(), deck.string("output.dir"),
+                         [&taken_over](const std::string& m) { taken_over = m; });
   open_run_log(ctx, deck);
+  if (!taken_over.empty()) log.warn("{}", taken_over);
   log.info("{}", deck.to_toml());
   const SignalWatch signals(checkpoint_signals(deck));
   auto solver = registry.find(deck.string("run.solver"))->create(ctx, deck);

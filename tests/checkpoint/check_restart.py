@@ -6,7 +6,7 @@ and fails with a message that says what went wrong.
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
 Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
-elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy.
+elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy, lock.
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -15,6 +15,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -354,6 +355,75 @@ def scenario_legacy(r):
               f"today's straight run ({', '.join(names)})")
 
 
+def scenario_lock(r):
+    """One run per output directory: a second run while the first runs is refused (exit 2,
+    naming the holder) and the first keeps every row; a lock whose holder is gone (dead pid,
+    reused pid, expired lease of another host) is taken over with a warning; a live lease of
+    another host is respected; a finished or stopped run leaves no lock."""
+    base = os.path.join(r.work, "lock")
+    shutil.rmtree(base, ignore_errors=True)
+    out = os.path.join(base, "run")
+    lock = os.path.join(out, "stratus.lock")
+    steps = 10000
+    first = r.start(1, MD_DECK, out, [f"--set=run.steps={steps}", "--restart=none",
+                                      "--set=checkpoint.interval=off"])
+    end = time.time() + 60
+    while not os.path.exists(lock) and first.poll() is None and time.time() < end:
+        time.sleep(0.01)
+    check(os.path.exists(lock), "the first run took no lock")
+    rc, text = r.run(1, MD_DECK, out, [f"--set=run.steps={steps}"], expect=None)
+    holder = f"pid {first.pid}"
+    check(rc == 2 and "is in use by another run" in text and holder in text,
+          f"second run: exit {rc}, expected 2 naming {holder}:\n{text[-2000:]}")
+    check(first.poll() is None, "the first run ended while the second was refused")
+    check(first.wait(timeout=300) == 0, "the first run failed after the second was refused")
+    rows = thermo_rows(os.path.join(out, "lj_small.thermo.csv"))
+    check(len(rows) == steps // 10 + 1, f"the first run's thermo CSV has {len(rows)} rows, "
+          f"expected {steps // 10 + 1}")
+    check(not os.path.exists(lock), "the finished run left its lock behind")
+    print(f"concurrent run refused (exit 2, {holder}); the first run finished with all "
+          f"{len(rows)} thermo rows and removed its lock")
+
+    host = socket.gethostname()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    cases = [
+        ("dead pid", f"host = {host}\npid = {gone.pid}\nstart_ticks = 1\njob = \nsince = x\n", 0,
+         0, "no longer exists"),
+        ("reused pid", f"host = {host}\npid = {os.getpid()}\nstart_ticks = 1\njob = \nsince = x\n",
+         0, 0, "the pid was reused"),
+        ("live lease elsewhere", "host = other-host\npid = 7\nstart_ticks = 1\njob = 99\nsince = x\n",
+         0, 2, "host other-host, pid 7, Slurm job 99"),
+        ("expired lease elsewhere", "host = other-host\npid = 7\nstart_ticks = 1\njob = 99\nsince = x\n",
+         600, 0, "its host is gone or cut off"),
+    ]
+    for what, content, age, expect, phrase in cases:
+        with open(lock, "w") as f:
+            f.write(content)
+        if age:
+            then = time.time() - age
+            os.utime(lock, (then, then))
+        rc, text = r.run(1, MD_DECK, out, ["--set=run.steps=20", "--restart=none"], expect=None)
+        check(rc == expect and phrase in text,
+              f"{what}: exit {rc}, expected {expect} with '{phrase}':\n{text[-2000:]}")
+        if expect == 0:
+            check("taking over the stale lock" in text, f"{what}: the takeover was silent")
+            check(not os.path.exists(lock), f"{what}: the run left its lock behind")
+        else:
+            os.remove(lock)
+        print(f"{what}: exit {rc} ({phrase})")
+
+    # A run stopped by a signal (exit 75) releases the lock too.
+    p = r.start(1, MD_DECK, out, [f"--set=run.steps={steps}", "--restart=none"])
+    while not os.path.exists(lock) and p.poll() is None:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    signal_ranks(out, signal.SIGTERM)
+    check(p.wait(timeout=120) == RESUMABLE, "SIGTERM: not exit 75")
+    check(not os.path.exists(lock), "a run stopped by SIGTERM left its lock behind")
+    print("a run stopped by SIGTERM (exit 75) removed its lock")
+
+
 def timed_reference(r, deck, outdir, extra, timeout=600):
     """Runs `deck` from step 0 and returns (start-up seconds, stepping seconds): the time until
     the log says it starts from step 0, and the time from there to the end."""
@@ -678,6 +748,7 @@ def main():
         "walltime": lambda: scenario_walltime(r),
         "diskfull": lambda: scenario_diskfull(r),
         "legacy": lambda: scenario_legacy(r),
+        "lock": lambda: scenario_lock(r),
     }
     if args.scenario not in scenarios:
         sys.exit(f"unknown scenario {args.scenario}; one of {', '.join(scenarios)}")
