@@ -12,26 +12,28 @@ void register_builtin_solvers(SolverRegistry& registry) {
   registry.add(SolverEntry{
       "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid",
       [](Schema& s) { HeatSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); }});
-  registry.add(
-      SolverEntry{"md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
-                  [](Schema& s) { md::MdSolver::declare_sections(s); },
-                  [](Context& ctx, const io::Deck& deck) {
-                    return std::make_unique<md::MdSolver>(ctx, deck);
-                  }});
+      [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); },
+      [](const io::Deck& deck) { (void)HeatConfig::from(deck); }});
+  registry.add(SolverEntry{
+      "md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
+      [](Schema& s) { md::MdSolver::declare_sections(s); },
+      [](Context& ctx, const io::Deck& deck) { return std::make_unique<md::MdSolver>(ctx, deck); },
+      [](const io::Deck& deck) { (void)md::MdConfig::from(deck); }});
   registry.add(SolverEntry{
       "spectral",
       "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed FFTs)",
       [](Schema& s) { SpectralSolver::declare_sections(s); },
       [](Context& ctx, const io::Deck& deck) {
         return std::make_unique<SpectralSolver>(ctx, deck);
-      }});
+      },
+      [](const io::Deck& deck) { (void)SpectralConfig::from(deck); }});
   registry.add(SolverEntry{
       "euler",
       "compressible finite-volume Euler and Navier-Stokes equations on a block-decomposed "
       "Cartesian grid",
       [](Schema& s) { EulerSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); }});
+      [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); },
+      [](const io::Deck& deck) { (void)EulerConfig::from(deck); }});
 }
 
 }  // namespace stratus

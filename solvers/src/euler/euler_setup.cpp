@@ -116,6 +116,38 @@ void read_problem(const io::Deck& deck, EulerConfig& c) {
   c.blast_energy = deck.real("euler.initial.energy");
 }
 
+/// A problem that splits its states at `at` along axis `a` (key `key`) must have cell centres on
+/// both sides; otherwise the deck sets up a uniform state and says otherwise (DeckError).
+void check_split(const io::Deck& deck, const EulerConfig& c, int a, double at,
+                 const std::string& key) {
+  const char axis = "xyz"[a];
+  if (c.cells[a] == 1)
+    throw deck.error_at(
+        "euler.cells",
+        fmt::format("problem \"{}\" splits its states along {}, but the grid has 1 cell along {}: "
+                    "every cell would hold one state; give {} more cells (a 1D tube lies along x: "
+                    "cells = [N, 1, 1])",
+                    c.problem_name, axis, axis, axis));
+  const double dx = (c.hi[a] - c.lo[a]) / static_cast<double>(c.cells[a]);
+  const double first = c.lo[a] + 0.5 * dx, last = c.hi[a] - 0.5 * dx;
+  if (!(at > first && at <= last))
+    throw deck.error_at(
+        key, fmt::format("{} = {} puts every cell on one side of the discontinuity: the cell "
+                         "centres along {} span [{}, {}] (box [{}, {}]); it must lie between them",
+                         key.substr(key.rfind('.') + 1), at, axis, first, last, c.lo[a], c.hi[a]));
+}
+
+/// Problems whose discontinuity the deck places: it must separate cells.
+void check_problem_geometry(const io::Deck& deck, const EulerConfig& c) {
+  const ke::Problem& p = c.problem;
+  if (p.kind == ke::ProblemKind::riemann || p.kind == ke::ProblemKind::shu_osher)
+    check_split(deck, c, 0, p.x0, "euler.initial.x0");
+  if (p.kind == ke::ProblemKind::riemann2d)
+    for (int a = 0; a < 2; ++a)
+      check_split(deck, c, a, c.centre_given ? p.centre[a] : 0.5 * (c.lo[a] + c.hi[a]),
+                  "euler.initial.centre");
+}
+
 }  // namespace
 
 EulerConfig EulerConfig::from(const io::Deck& deck) {
@@ -183,6 +215,7 @@ EulerConfig EulerConfig::from(const io::Deck& deck) {
   c.inflow = vars5(inflow);
 
   read_problem(deck, c);
+  check_problem_geometry(deck, c);
   c.log_every = deck.integer("euler.log_every");
   c.field_interval = deck.real("euler.field_interval");
   c.write_fields = deck.boolean("euler.write_fields");

@@ -89,6 +89,10 @@ struct SolverEntry {
   std::string summary;  ///< one line for --help and the input reference
   std::function<void(Schema&)> declare_sections;
   std::function<std::unique_ptr<Solver>(Context&, const io::Deck&)> create;
+  /// Reads a checked deck into the solver's typed configuration and throws its DeckError for
+  /// what the schema cannot see (values that must fit together); allocates nothing, opens no
+  /// file. `stratus check` runs it, so a deck it passes gets past the configuration at run time.
+  std::function<void(const io::Deck&)> configure;
 };
 
 class SolverRegistry {
