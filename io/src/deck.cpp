@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -338,6 +339,26 @@ class Checker {
     }
   }
 
+  /// A number for a real key: a real as written, an integer only when a double holds it
+  /// exactly (beyond 2^53 it would silently become another number). Empty otherwise.
+  static std::optional<double> exact_real(const toml::node& node) {
+    if (node.is_floating_point()) return *node.value_exact<double>();
+    const std::int64_t i = *node.value_exact<std::int64_t>();
+    constexpr std::int64_t kExact = std::int64_t{1} << 53;
+    if (i >= -kExact && i <= kExact) return static_cast<double>(i);
+    return std::nullopt;
+  }
+
+  /// The problem of an integer a real key cannot hold exactly.
+  void inexact(const Origin& where, const std::string& key, const toml::node& node,
+               const std::string& element) {
+    problem(where, key,
+            fmt::format("expected a real, found {}{}: beyond 2^53 an integer has no exact double; "
+                        "write the value as a real (e.g. {:.16e})",
+                        describe(node), element,
+                        static_cast<double>(*node.value_exact<std::int64_t>())));
+  }
+
   void check_value(const ParamSpec& p, const std::string& key, const toml::node& node) {
     const Origin where = origin_of(key, node.source());
     auto wrong_type = [&] {
@@ -353,10 +374,13 @@ class Checker {
         if (!node.is_integer()) return wrong_type();
         v = *node.value<std::int64_t>();
         break;
-      case ParamType::real:
+      case ParamType::real: {
         if (!node.is_number()) return wrong_type();
-        v = *node.value<double>();
+        const auto real = exact_real(node);
+        if (!real) return inexact(where, key, node, "");
+        v = *real;
         break;
+      }
       case ParamType::string:
         if (!node.is_string()) return wrong_type();
         v = *node.value<std::string>();
@@ -381,7 +405,12 @@ class Checker {
             return;
           }
           if (p.type == ParamType::integer_list) ints.push_back(*e.value<std::int64_t>());
-          if (p.type == ParamType::real_list) reals.push_back(*e.value<double>());
+          if (p.type == ParamType::real_list) {
+            const auto real = exact_real(e);
+            if (!real)
+              return inexact(origin_of(key, e.source()), key, e, fmt::format(" at element {}", i));
+            reals.push_back(*real);
+          }
           if (p.type == ParamType::string_list) strings.push_back(*e.value<std::string>());
         }
         if (p.type == ParamType::integer_list) v = ints;
