@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -100,6 +102,7 @@ std::string ParamSpec::expectation() const {
     s += list ? fmt::format(" (each {})", b) : fmt::format(" {}", b);
   }
   if (!choices.empty()) s += fmt::format(", one of {}", join(choices, ", ", "\""));
+  if (file_name) s += " (a plain file name: letters, digits, . _ + -)";
   return s;
 }
 
@@ -119,6 +122,18 @@ std::string ParamSpec::violation(const ParamValue& value) const {
     if (!near.empty()) msg += fmt::format(" (did you mean \"{}\"?)", near);
     return msg;
   };
+  auto check_file_name = [&](const std::string& v) -> std::string {
+    if (!file_name || v.empty()) return {};
+    const bool bad_first = v.front() == '.' || v.front() == '-';
+    const bool bad_char = std::any_of(v.begin(), v.end(), [](char c) {
+      return !(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
+               c == '-');
+    });
+    if (bad_first || bad_char)
+      return "must be a plain file name (letters, digits, '.', '_', '+', '-'; not starting with "
+             "'.' or '-')";
+    return {};
+  };
   auto check_length = [&](std::size_t n) -> std::string {
     if (length && n != *length) return fmt::format("must have {} elements, has {}", *length, n);
     return {};
@@ -131,6 +146,7 @@ std::string ParamSpec::violation(const ParamValue& value) const {
         } else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, double>) {
           return check_number(static_cast<double>(v));
         } else if constexpr (std::is_same_v<T, std::string>) {
+          if (auto e = check_file_name(v); !e.empty()) return e;
           return check_choice(v);
         } else {
           if (auto e = check_length(v.size()); !e.empty()) return e;

@@ -37,6 +37,7 @@ Schema common_schema(const SolverRegistry& registry) {
   run.add_string("name",
                  "Name of the run, used for output file names; \"\" takes the deck file's name "
                  "without its extension.")
+      .plain_file_name()
       .set_default(std::string());
   run.add_real("price_per_node_hour",
                "Price of one node for one hour, in any currency: the run summary then estimates "

@@ -37,6 +37,7 @@ struct ParamSpec {
   bool max_exclusive = false;
   std::vector<std::string> choices;   ///< allowed strings (empty: any)
   std::optional<std::size_t> length;  ///< required list length
+  bool file_name = false;             ///< a string that becomes part of a file name
 
   ParamSpec& unit(std::string u) {
     unit_name = std::move(u);
@@ -69,6 +70,12 @@ struct ParamSpec {
   ParamSpec& positive() { return greater_than(0.0); }
   ParamSpec& one_of(std::vector<std::string> c) {
     choices = std::move(c);
+    return *this;
+  }
+  /// The string becomes part of file names in the output directory: empty, or letters, digits,
+  /// '.', '_', '+', '-' only, not starting with '.' or '-' (no '/', no "..", nothing hidden).
+  ParamSpec& plain_file_name() {
+    file_name = true;
     return *this;
   }
   ParamSpec& list_length(std::size_t n) {
