@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -119,6 +120,18 @@ Subcommands add_subcommands(CLI::App& app, Options& o) {
   return {run, check, info, schema};
 }
 
+/// Writes a run's exit code to $STRATUS_EXIT_FILE when it is set: Open MPI's mpiexec reports 1
+/// for ranks that all exited 75 after a forwarded SIGTERM, so tools/stratus-mpiexec reads the
+/// ranks' own code from there (docs/cloud.md).
+void record_exit_code(int code) {
+  const char* path = std::getenv("STRATUS_EXIT_FILE");
+  if (path == nullptr || *path == '\0') return;
+  if (std::FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "%d\n", code);
+    std::fclose(f);
+  }
+}
+
 /// `stratus run` and `stratus check`: the deck with the command line's overrides.
 int run_or_check(stratus::Context& ctx, const stratus::SolverRegistry& registry, const Options& o,
                  bool check_only) {
@@ -215,7 +228,7 @@ int main(int argc, char** argv) {
   if (run->parsed() || post->parsed())  // they launch kernels
     context_options.start_device = stratus::device::starter();
   stratus::Context ctx(kargc, kargv, context_options);
-  return ctx.run_guarded([&]() -> int {
+  const int code = ctx.run_guarded([&]() -> int {
     ctx.configure_logging(o.log_all_ranks, o.quiet     ? stratus::LogLevel::warn
                                            : o.verbose ? stratus::LogLevel::debug
                                                        : stratus::parse_log_level(o.log_level));
@@ -232,4 +245,6 @@ int main(int argc, char** argv) {
     }
     return static_cast<int>(stratus::ExitCode::bad_input);
   });
+  if (run->parsed() && ctx.rank() == 0) record_exit_code(code);
+  return code;
 }

@@ -6,7 +6,8 @@ and fails with a message that says what went wrong.
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
 Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
-elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy, lock.
+elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy, lock,
+mpiexec-sigterm.
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -424,6 +425,46 @@ def scenario_lock(r):
     print("a run stopped by SIGTERM (exit 75) removed its lock")
 
 
+WRAPPER = os.path.join(HERE, "..", "..", "tools", "stratus-mpiexec")
+
+
+def scenario_mpiexec_sigterm(r):
+    """SIGTERM to the launcher of a 2-rank run (what systemd or a container stop sends): the
+    ranks checkpoint and exit 75, and tools/stratus-mpiexec exits 75 where Open MPI's mpiexec
+    exits 1; the same command then resumes and finishes (exit 0)."""
+    base = os.path.join(r.work, "mpiexec-sigterm")
+    shutil.rmtree(base, ignore_errors=True)
+    out = os.path.join(base, "run")
+    args = ["-n", "2"] + r.preflags + [r.stratus, "run", MD_DECK, "--output-dir", out,
+                                       "--set=run.steps=40000", "--set=checkpoint.every=200",
+                                       "--set=checkpoint.interval=off"]
+    env = dict(ENV, STRATUS_MPIEXEC=r.mpiexec)
+    os.makedirs(base)
+    codes = {}
+    for launcher in ("mpiexec", "wrapper"):
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = ([r.mpiexec] if launcher == "mpiexec" else [WRAPPER]) + args
+        log = open(os.path.join(base, f"{launcher}.log"), "w")
+        p = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=base)
+        check(wait_for_step(out, "lj_small", 200, p), f"{launcher}: ended before step 200")
+        p.send_signal(signal.SIGTERM)
+        codes[launcher] = p.wait(timeout=120)
+        log.close()
+        text = open(log.name).read()
+        check("stopped: signal (SIGTERM)" in text, f"{launcher}: the ranks did not stop on the "
+              f"forwarded SIGTERM:\n{text[-3000:]}")
+    check(codes["wrapper"] == RESUMABLE, f"tools/stratus-mpiexec exited {codes['wrapper']} after "
+          f"a SIGTERM, expected {RESUMABLE}")
+    check(not [f for f in os.listdir(base) if f.startswith(".stratus-exit")],
+          "the wrapper left its exit-code file behind")
+    rc = subprocess.run([WRAPPER] + args[:-3] + ["--set=run.steps=600"], env=env, cwd=base,
+                        capture_output=True, text=True, timeout=300)
+    check(rc.returncode == 0, f"resume through the wrapper: exit {rc.returncode}:\n{rc.stdout[-2000:]}")
+    check(resumed_step(rc.stdout + rc.stderr) >= 200, "the resume did not start from a checkpoint")
+    print(f"SIGTERM to the launcher of 2 ranks: plain mpiexec exited {codes['mpiexec']}, "
+          f"tools/stratus-mpiexec exited {codes['wrapper']}; resumed through the wrapper: exit 0")
+
+
 def timed_reference(r, deck, outdir, extra, timeout=600):
     """Runs `deck` from step 0 and returns (start-up seconds, stepping seconds): the time until
     the log says it starts from step 0, and the time from there to the end."""
@@ -749,6 +790,7 @@ def main():
         "diskfull": lambda: scenario_diskfull(r),
         "legacy": lambda: scenario_legacy(r),
         "lock": lambda: scenario_lock(r),
+        "mpiexec-sigterm": lambda: scenario_mpiexec_sigterm(r),
     }
     if args.scenario not in scenarios:
         sys.exit(f"unknown scenario {args.scenario}; one of {', '.join(scenarios)}")
