@@ -31,6 +31,8 @@ KOKKOS_INLINE_FUNCTION std::int64_t to_fixed(double v) {
                 : -static_cast<std::int64_t>(-v * kFixedScale + 0.5);
 }
 double from_fixed(std::int64_t v) { return static_cast<double>(v) / kFixedScale; }
+/// The largest magnitude such a sum holds (2^31, with room for the rounding).
+constexpr double kFixedRange = 2147483648.0;
 
 }  // namespace
 
@@ -56,7 +58,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   }
   decompose(deck);
   create_atoms();
-  create_velocities();
+  create_velocities(deck);
   dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
   setup_thermostat_and_tail();
   half_list_ = c.neighbor.list == NeighborListKind::half ||
@@ -387,10 +389,20 @@ double MdSolver::chain_energy() const {
   return e;
 }
 
-void MdSolver::create_velocities() {
+void MdSolver::create_velocities(const io::Deck& deck) {
   if (!config_.velocity) return;  // the data file's velocities (or zero)
   const double temperature = config_.velocity->temperature;
   const std::uint64_t seed = config_.velocity->seed;
+  // A kinetic energy beyond the exact sums' range would wrap around (every velocity scaled to 0).
+  const double target = 0.5 * (3.0 * static_cast<double>(natoms_) - 3.0) * temperature;
+  if (!(target < kFixedRange))
+    throw deck.error_at(
+        "md.velocity.temperature",
+        fmt::format(
+            "{:g}: the kinetic energy of {} atoms at this temperature "
+            "({:.3g}) is beyond the range of the order-independent sums that keep runs the same at "
+            "any rank count (|E| < {:.3g} in the deck's units); give a physical temperature",
+            temperature, natoms_, target, kFixedRange));
   kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, temperature, seed, atoms_.nlocal);
   // Zero total momentum, then scale to the temperature exactly with 3N - 3 degrees of freedom.
   // Both sums are order-independent (ExactSum): the velocities are bitwise the same at any rank

@@ -100,7 +100,8 @@ class MdSolver : public Solver {
   void create_atoms();
   /// Copies `atoms` to the device as the owned atoms; sets natoms_ (collective).
   void install_atoms(const InitialAtoms& atoms);
-  void create_velocities();
+  /// Velocities of md.velocity (the deck blames that key for a temperature out of range).
+  void create_velocities(const io::Deck& deck);
   /// Migrates atoms, then build_ghosts_and_list(); counts the build.
   void rebuild();
   /// Ghosts and neighbour list of the current owned atoms (no migration).
