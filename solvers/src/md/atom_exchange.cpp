@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <string>
 
@@ -17,73 +16,32 @@ namespace {
 using detail::AxisGeometry;
 
 constexpr std::array<const char*, 3> kAxisName{"x", "y", "z"};
-// Tags per message kind, then 2 * axis + direction of travel: the two messages between the same
-// pair of ranks (two ranks on a periodic axis) never mix.
-constexpr int kTagCounts = 4300, kTagMigrants = 4310, kTagGhostTags = 4320, kTagPositions = 4330,
+// Tags per message kind, then 2 * axis + direction of travel (neighbor_exchange.hpp): the two
+// messages between the same pair of ranks (two ranks on a periodic axis) never mix.
+constexpr int kTagCounts = 4300, kTagMigrants = 4310, kTagGhostColumns = 4320, kTagPositions = 4330,
               kTagForces = 4340;
-int tag(int base, int axis, int travel_dir) { return base + 2 * axis + (travel_dir > 0 ? 0 : 1); }
-
-// Number of `elem` items a message of `n` items of `size` bytes counts as, checked against int.
-int message_count(std::int64_t n, std::int64_t size) {
-  if (n * size > INT_MAX) {
-    throw RuntimeError(fmt::format(
-        "AtomExchange: a message of {} atoms ({} bytes) is too large for one MPI message", n,
-        n * size));
-  }
-  return static_cast<int>(n * size);
-}
-
-// Posts the receives from both neighbours of `axis`, sends to both, waits. Counts are in items
-// of `type`; sides with MPI_PROC_NULL are skipped. Side 0 is the low neighbour.
-void exchange(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
-              MPI_Datatype type, std::array<const void*, 2> send, std::array<int, 2> send_count,
-              std::array<void*, 2> recv, std::array<int, 2> recv_count) {
-  std::array<MPI_Request, 4> req{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL,
-                                 MPI_REQUEST_NULL};
-  for (int s = 0; s < 2; ++s) {
-    if (neighbor[s] == MPI_PROC_NULL) continue;
-    // What the low neighbour sends us travels up, and vice versa.
-    MPI_Irecv(recv[s], recv_count[s], type, neighbor[s], tag(base, axis, s == 0 ? 1 : -1), comm,
-              &req[s]);
-  }
-  for (int s = 0; s < 2; ++s) {
-    if (neighbor[s] == MPI_PROC_NULL) continue;
-    MPI_Isend(send[s], send_count[s], type, neighbor[s], tag(base, axis, s == 0 ? -1 : 1), comm,
-              &req[2 + s]);
-  }
-  MPI_Waitall(4, req.data(), MPI_STATUSES_IGNORE);
-}
-
-// Exchanges the numbers of atoms sent to both neighbours; returns those received.
-std::array<int, 2> exchange_counts(MPI_Comm comm, const std::array<int, 2>& neighbor, int axis,
-                                   std::array<int, 2> send) {
-  std::array<int, 2> recv{0, 0};
-  exchange(comm, neighbor, kTagCounts, axis, MPI_INT, {&send[0], &send[1]}, {1, 1},
-           {&recv[0], &recv[1]}, {1, 1});
-  return recv;
-}
-
-// Exchanges message buffers: `send_count[s]` items of `send` from `send_at[s]` go to neighbour
-// s; what comes back lands in `recv`, low side first. Items are Reals or trivially copyable
-// records, sent as bytes.
-template <class T>
-void exchange_buffers(MPI_Comm comm, const std::array<int, 2>& neighbor, int base, int axis,
-                      const MpiBuffer<T>& send, std::array<std::size_t, 2> send_at,
-                      std::array<int, 2> send_count, const MpiBuffer<T>& recv,
-                      std::array<int, 2> recv_count) {
-  for (int s = 0; s < 2; ++s) send.to_mpi(send_at[s], static_cast<std::size_t>(send_count[s]));
-  const auto size = static_cast<std::int64_t>(sizeof(T));
-  exchange(comm, neighbor, base, axis, MPI_BYTE, {send.mpi(send_at[0]), send.mpi(send_at[1])},
-           {message_count(send_count[0], size), message_count(send_count[1], size)},
-           {recv.mpi(0), recv.mpi(static_cast<std::size_t>(recv_count[0]))},
-           {message_count(recv_count[0], size), message_count(recv_count[1], size)});
-  recv.from_mpi(0, static_cast<std::size_t>(recv_count[0]) + recv_count[1]);
-}
+int tag(int base, int axis) { return base + 2 * axis; }
 
 template <class V>
 void ensure(V& view, std::int64_t n) {
   if (static_cast<std::int64_t>(view.extent(0)) >= n && view.data() != nullptr) return;
   Kokkos::realloc(view, static_cast<std::size_t>(n + n / 4 + 16));
+}
+
+// Runs `select(low, high)`, which fills both lists as far as they hold and returns the counts
+// it wanted (low | high << 32), growing the lists and running it again when they were short.
+template <class Select>
+std::array<int, 2> select_rows(std::array<RowList, 2>& list, Select&& select) {
+  while (true) {
+    const std::int64_t packed = select(list[0], list[1]);
+    const std::int64_t n0 = packed & detail::kLowMask, n1 = packed >> 32;
+    if (n0 <= static_cast<std::int64_t>(list[0].extent(0)) &&
+        n1 <= static_cast<std::int64_t>(list[1].extent(0))) {
+      return {static_cast<int>(n0), static_cast<int>(n1)};
+    }
+    ensure(list[0], n0);
+    ensure(list[1], n1);
+  }
 }
 
 // Makes every rank throw the same RuntimeError when any rank found a bad atom (`bad` from
@@ -150,10 +108,8 @@ AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& gl
       global_(global),
       local_(decomposition.local_box(global)),
       cutoff_(ghost_cutoff),
-      migrant_send_("stratus::md::AtomExchange::migrant_send", transport),
-      migrant_recv_("stratus::md::AtomExchange::migrant_recv", transport),
-      tag_send_("stratus::md::AtomExchange::tag_send", transport),
-      tag_recv_("stratus::md::AtomExchange::tag_recv", transport) {
+      migrants_("stratus::md::AtomExchange::migrants", transport),
+      ghost_columns_("stratus::md::AtomExchange::ghost_columns", transport) {
   for (int a = 0; a < 3; ++a) {
     plan_[a].send_x =
         MpiBuffer<Real>(fmt::format("stratus::md::AtomExchange::{}.send", kAxisName[a]), transport);
@@ -169,7 +125,8 @@ AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& gl
       throw InputError(fmt::format("the box spans [{}, {}) along {}: its length must be > 0",
                                    global.lo[a], global.hi[a], kAxisName[a]));
     }
-    for (int s = 0; s < 2; ++s) neighbor_[a][s] = decomposition.neighbor(a, s == 0 ? -1 : 1);
+    neighbor_[a].comm = decomposition.comm();
+    for (int s = 0; s < 2; ++s) neighbor_[a].rank[s] = decomposition.neighbor(a, s == 0 ? -1 : 1);
     const int d = decomposition.dims()[a];
     if (!decomposition.periodic()[a] && d == 1) continue;  // no ghosts along this axis
     // The narrowest block, the same on every rank: all ranks agree on the verdict.
@@ -198,7 +155,7 @@ std::int64_t AtomExchange::update_bytes() const noexcept {
   for (const AxisPlan& p : plan_) {
     if (!p.active || p.self) continue;
     for (int s = 0; s < 2; ++s)
-      bytes += 3 * sizeof(Real) * static_cast<std::int64_t>(p.send_count[s]);
+      bytes += 3 * sizeof(Real) * static_cast<std::int64_t>(p.rows.send.count[s]);
   }
   return bytes;
 }
@@ -214,28 +171,25 @@ void AtomExchange::migrate(AtomData& atoms) {
 
   for (int a = 0; a < 3; ++a) {
     if (decomposition_.dims()[a] == 1) continue;  // everything is in this rank's block
-    std::int64_t packed = 0;
-    while (true) {  // runs twice only when the send buffer must grow
-      const auto half = static_cast<std::int64_t>(migrant_send_.size() / 2);
-      packed = detail::pack_migrants(atoms, atoms.nlocal, a, geo[a], migrant_send_.device(), half);
-      const std::int64_t most = std::max(packed & detail::kLowMask, packed >> 32);
-      if (most <= half) break;
-      migrant_send_.reserve(static_cast<std::size_t>(2 * most));
-    }
-    const std::array<int, 2> sent{static_cast<int>(packed & detail::kLowMask),
-                                  static_cast<int>(packed >> 32)};
-    const int n_stay = atoms.nlocal - sent[0] - sent[1];
-    ensure(holes_, sent[0] + sent[1]);
-    detail::compact(atoms, n_stay, a, geo[a], holes_);
+    NeighborPlan& plan = migration_;
+    plan.neighbors = neighbor_[a];
+    plan.send.count = select_rows(plan.send.list, [&](RowList low, RowList high) {
+      return detail::select_migrants(atoms.x, atoms.nlocal, a, geo[a], low, high);
+    });
+    migrants_.pack(atoms.columns, Travel::migrate, plan);
+    // The atoms that stay fill the slots of those that leave.
+    const int leaving = plan.send.rows(), n_stay = atoms.nlocal - leaving;
+    ensure(holes_, leaving);
+    ensure(fillers_, leaving);
+    const int moves =
+        detail::find_compaction(atoms.x, atoms.nlocal, n_stay, a, geo[a], holes_, fillers_);
+    atoms.columns.move_rows(Travel::migrate, fillers_, holes_, moves);
 
-    const std::array<int, 2> got = exchange_counts(comm, neighbor_[a], a, sent);
-    migrant_recv_.reserve(static_cast<std::size_t>(got[0] + got[1]));
-    exchange_buffers(comm, neighbor_[a], kTagMigrants, a, migrant_send_,
-                     {0, migrant_send_.size() / 2}, sent, migrant_recv_, got);
+    plan.recv_count = exchange_counts(plan.neighbors, tag(kTagCounts, a), plan.send.count);
     atoms.nlocal = n_stay;
-    atoms.reserve(n_stay + got[0] + got[1]);
-    detail::unpack_migrants(atoms, n_stay, got[0] + got[1], migrant_recv_.device());
-    atoms.nlocal = n_stay + got[0] + got[1];
+    atoms.reserve(n_stay + plan.received());
+    migrants_.transfer(atoms.columns, Travel::migrate, plan, tag(kTagMigrants, a), n_stay);
+    atoms.nlocal = n_stay + plan.received();
   }
   DevExecSpace().fence();
   Kokkos::Profiling::popRegion();
@@ -246,15 +200,16 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
   atoms.nghost = 0;
   planned_nlocal_ = -1;
   planned_nghost_ = 0;
-  const MPI_Comm comm = decomposition_.comm();
   const int me = decomposition_.rank();
   for (int a = 0; a < 3; ++a) {
     AxisPlan& p = plan_[a];
-    const std::array<int, 2>& nb = neighbor_[a];
+    NeighborPlan& rows = p.rows;
+    const std::array<int, 2>& nb = neighbor_[a].rank;
+    rows.neighbors = neighbor_[a];
     p.active = nb[0] != MPI_PROC_NULL || nb[1] != MPI_PROC_NULL;
-    p.self = nb[0] == me && nb[1] == me;
-    p.send_count = {0, 0};
-    p.recv_count = {0, 0};
+    p.self = rows.self(me);
+    rows.send.count = {0, 0};
+    rows.recv_count = {0, 0};
     p.recv_begin = atoms.nall();
     if (!p.active) continue;
     // Crossing the global boundary of a periodic axis makes a ghost an image one box away.
@@ -263,44 +218,27 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     p.shift = {periodic && c == 0 ? global_.length(a) : 0,
                periodic && c == d - 1 ? -global_.length(a) : 0};
 
-    // Owned atoms and the ghosts of earlier axes near either face; both lists grow if needed.
-    std::int64_t packed = 0;
-    while (true) {
-      packed = detail::select_ghosts(atoms.x, atoms.nall(), a, nb[0] != MPI_PROC_NULL,
-                                     local_.lo[a] + cutoff_, nb[1] != MPI_PROC_NULL,
-                                     local_.hi[a] - cutoff_, p.send_list[0], p.send_list[1]);
-      const std::int64_t n0 = packed & detail::kLowMask, n1 = packed >> 32;
-      if (n0 <= static_cast<std::int64_t>(p.send_list[0].extent(0)) &&
-          n1 <= static_cast<std::int64_t>(p.send_list[1].extent(0))) {
-        break;
-      }
-      ensure(p.send_list[0], n0);
-      ensure(p.send_list[1], n1);
-    }
-    const int n0 = static_cast<int>(packed & detail::kLowMask);
-    const int n1 = static_cast<int>(packed >> 32);
-    p.send_count = {n0, n1};
+    // Owned atoms and the ghosts of earlier axes near either face.
+    rows.send.count = select_rows(rows.send.list, [&](RowList low, RowList high) {
+      return detail::select_ghosts(atoms.x, atoms.nall(), a, nb[0] != MPI_PROC_NULL,
+                                   local_.lo[a] + cutoff_, nb[1] != MPI_PROC_NULL,
+                                   local_.hi[a] - cutoff_, low, high);
+    });
+    const int n0 = rows.send.count[0], n1 = rows.send.count[1];
     // From ourselves, the low side receives what we send up, and vice versa.
-    p.recv_count = p.self ? std::array<int, 2>{n1, n0} : exchange_counts(comm, nb, a, p.send_count);
-    const int r0 = p.recv_count[0], r1 = p.recv_count[1];
-    message_count(3 * std::int64_t{std::max(n0 + n1, r0 + r1)}, sizeof(Real));
+    rows.recv_count = p.self ? std::array<int, 2>{n1, n0}
+                             : exchange_counts(rows.neighbors, tag(kTagCounts, a), rows.send.count);
+    const int received = rows.received();
+    message_bytes(3 * std::int64_t{std::max(n0 + n1, received)}, sizeof(Real));
 
-    // Ids and types travel once, here; positions as in every update.
-    tag_send_.reserve(static_cast<std::size_t>(n0 + n1));
+    // The ghost columns (ids, types, ...) travel once, here; positions as in every update.
     p.send_x.reserve(3 * static_cast<std::size_t>(n0 + n1));
-    detail::pack_tags(atoms, p.send_list[0], n0, p.send_list[1], n1, tag_send_.device());
-    // also the ghosts' forces (reverse_forces)
-    p.recv_x.reserve(3 * static_cast<std::size_t>(r0 + r1));
-    atoms.reserve(p.recv_begin + r0 + r1);
-    if (p.self) {
-      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, n0, 0, tag_send_.device());
-    } else {
-      tag_recv_.reserve(static_cast<std::size_t>(r0 + r1));
-      exchange_buffers(comm, nb, kTagGhostTags, a, tag_send_, {0, static_cast<std::size_t>(n0)},
-                       p.send_count, tag_recv_, p.recv_count);
-      detail::unpack_tags(atoms, p.recv_begin, r0 + r1, r0, 0, r0, tag_recv_.device());
-    }
-    atoms.nghost += r0 + r1;
+    p.recv_x.reserve(3 * static_cast<std::size_t>(received));  // also the ghosts' forces
+    atoms.reserve(p.recv_begin + received);
+    ghost_columns_.pack(atoms.columns, Travel::ghost, rows);
+    ghost_columns_.transfer(atoms.columns, Travel::ghost, rows, tag(kTagGhostColumns, a),
+                            p.recv_begin);
+    atoms.nghost += received;
     exchange_positions(atoms, a);
   }
   planned_nlocal_ = atoms.nlocal;
@@ -341,15 +279,16 @@ void AtomExchange::reverse_forces(AtomData& atoms) {
 void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
   const AxisPlan& p = plan_[axis];
   if (!p.active) return;
-  const int n0 = p.send_count[0], n1 = p.send_count[1];
-  const int r0 = p.recv_count[0], r1 = p.recv_count[1];
-  detail::pack_positions(atoms.x, axis, p.send_list[0], n0, p.shift[0], p.send_list[1], n1,
-                         p.shift[1], p.send_x.device());
+  const RowParts& send = p.rows.send;
+  const int n0 = send.count[0], n1 = send.count[1];
+  const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
+  detail::pack_positions(atoms.x, axis, send.list[0], n0, p.shift[0], send.list[1], n1, p.shift[1],
+                         p.send_x.device());
   if (p.self) {  // unpack straight from the send buffer, halves swapped
     detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x.device());
     return;
   }
-  exchange_buffers(decomposition_.comm(), neighbor_[axis], kTagPositions, axis, p.send_x,
+  exchange_buffers(p.rows.neighbors, tag(kTagPositions, axis), p.send_x,
                    {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
                    {3 * r0, 3 * r1});
   detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x.device());
@@ -358,22 +297,23 @@ void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
 void AtomExchange::return_forces(AtomData& atoms, int axis) {
   AxisPlan& p = plan_[axis];
   if (!p.active) return;
-  const int n0 = p.send_count[0], n1 = p.send_count[1];
-  const int r0 = p.recv_count[0], r1 = p.recv_count[1];
+  const RowParts& send = p.rows.send;
+  const int n0 = send.count[0], n1 = send.count[1];
+  const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
   // The ghosts' rows, as received: r0 from the low neighbour, then r1 from the high one. Each
   // part goes back where it came from; what comes back is for the atoms we sent, low side first.
   detail::pack_rows(atoms.f, p.recv_begin, r0 + r1, p.recv_x.device());
   if (p.self) {  // the ghosts from "below" are the images of what we sent up, and vice versa
-    detail::add_rows(atoms.f, p.send_list[1], n1, p.recv_x.device(), 0);
-    detail::add_rows(atoms.f, p.send_list[0], n0, p.recv_x.device(), 3 * r0);
+    detail::add_rows(atoms.f, send.list[1], n1, p.recv_x.device(), 0);
+    detail::add_rows(atoms.f, send.list[0], n0, p.recv_x.device(), 3 * r0);
     return;
   }
-  exchange_buffers(decomposition_.comm(), neighbor_[axis], kTagForces, axis, p.recv_x,
+  exchange_buffers(p.rows.neighbors, tag(kTagForces, axis), p.recv_x,
                    {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x,
                    {3 * n0, 3 * n1});
   // Two passes: an atom near both faces of a thin subdomain is in both lists.
-  detail::add_rows(atoms.f, p.send_list[0], n0, p.send_x.device(), 0);
-  detail::add_rows(atoms.f, p.send_list[1], n1, p.send_x.device(), 3 * n0);
+  detail::add_rows(atoms.f, send.list[0], n0, p.send_x.device(), 0);
+  detail::add_rows(atoms.f, send.list[1], n1, p.send_x.device(), 3 * n0);
 }
 
 }  // namespace stratus::md

@@ -1,6 +1,8 @@
-// Kernels of AtomExchange (private to atom_exchange.cpp): selection by scans, packing,
-// compaction and unpacking of atoms. Free functions in a named namespace because CUDA rejects
-// extended lambdas in private member functions; each lambda captures views and scalars only.
+// Kernels of AtomExchange (private to atom_exchange.cpp): selection of the atoms that leave or
+// become ghosts, compaction lists, and the position and force paths. What travels with an atom
+// is packed column by column by ParticleColumns (core/device). Free functions in a named namespace
+// because CUDA rejects extended lambdas in private member functions; each lambda captures views and
+// scalars only.
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
@@ -14,8 +16,6 @@
 namespace stratus::md::detail {
 
 static_assert(std::is_same_v<Real, double>, "AtomExchange sends Reals as MPI_DOUBLE");
-static_assert(std::is_trivially_copyable_v<MigrantRecord> && std::is_trivially_copyable_v<GhostTag>,
-              "records travel as bytes");
 
 using Policy = Kokkos::RangePolicy<DevExecSpace>;
 inline constexpr std::int64_t kLowMask = 0xffffffff;  // scans count low-side atoms in 32 bits
@@ -122,35 +122,21 @@ inline std::int64_t wrap_and_check(const AtomData& atoms,
   return first;
 }
 
-/// Packs the owned atoms [0, n) that leave along `axis` into `buf`: low side at [0, half),
-/// high side at [half, 2 half), as far as they fit; returns the counts packed in one integer
-/// (low | high << 32).
-inline std::int64_t pack_migrants(const AtomData& atoms, int n, int axis, AxisGeometry g,
-                                  Kokkos::View<MigrantRecord*, DevMemSpace> buf,
-                                  std::int64_t half) {
-  const auto x = atoms.x, v = atoms.v;
-  const auto id = atoms.id;
-  const auto type = atoms.type;
-  const auto image = atoms.image;
+/// Lists the owned atoms of [0, n) that leave along `axis`, in order: to the low neighbour in
+/// `low`, to the high one in `high`, as far as the lists hold them; returns the counts packed in
+/// one integer (low | high << 32).
+inline std::int64_t select_migrants(const Vectors& x, int n, int axis, AxisGeometry g, RowList low,
+                                    RowList high) {
+  const std::int64_t cap_low = low.extent(0), cap_high = high.extent(0);
   std::int64_t total = 0;
   Kokkos::parallel_scan(
-      "stratus::md::AtomExchange::pack_migrants", Policy(0, n),
+      "stratus::md::AtomExchange::select_migrants", Policy(0, n),
       KOKKOS_LAMBDA(const int i, std::int64_t& offset, const bool final) {
         const int step = block_step(x(i, axis), g);
         if (step != -1 && step != 1) return;
         if (final) {
-          const std::int64_t slot = step < 0 ? (offset & kLowMask) : (offset >> 32);
-          if (slot < half) {
-            MigrantRecord r;
-            for (int d = 0; d < 3; ++d) {
-              r.x[d] = x(i, d);
-              r.v[d] = v(i, d);
-              r.image[d] = image(i, d);
-            }
-            r.id = id(i);
-            r.type = type(i);
-            buf(step < 0 ? slot : half + slot) = r;
-          }
+          if (step < 0 && (offset & kLowMask) < cap_low) low(offset & kLowMask) = i;
+          if (step > 0 && (offset >> 32) < cap_high) high(offset >> 32) = i;
         }
         offset += step < 0 ? 1 : kHighOne;
       },
@@ -158,66 +144,36 @@ inline std::int64_t pack_migrants(const AtomData& atoms, int n, int axis, AxisGe
   return total;
 }
 
-/// Moves the staying atoms of [n_stay, nlocal) into the slots of the leaving atoms of
-/// [0, n_stay); `holes` holds at least as many entries as atoms leave.
-inline void compact(AtomData& atoms, int n_stay, int axis, AxisGeometry g,
-                    Kokkos::View<int*, DevMemSpace> holes) {
-  const auto x = atoms.x, v = atoms.v;
-  const auto id = atoms.id;
-  const auto type = atoms.type;
-  const auto image = atoms.image;
+/// The moves that compact the owned atoms [0, nlocal) into [0, n_stay) once the atoms leaving
+/// along `axis` are gone: holes(k) is the k-th leaving atom of [0, n_stay), fillers(k) the k-th
+/// staying atom of [n_stay, nlocal). Returns the number of moves (at most the atoms leaving,
+/// which the lists hold).
+inline int find_compaction(const Vectors& x, int nlocal, int n_stay, int axis, AxisGeometry g,
+                           RowList holes, RowList fillers) {
+  int moves = 0;
   Kokkos::parallel_scan(
       "stratus::md::AtomExchange::find_holes", Policy(0, n_stay),
       KOKKOS_LAMBDA(const int i, int& offset, const bool final) {
         if (block_step(x(i, axis), g) == 0) return;
         if (final) holes(offset) = i;
         ++offset;
-      });
+      },
+      moves);
   Kokkos::parallel_scan(
-      "stratus::md::AtomExchange::fill_holes", Policy(n_stay, atoms.nlocal),
+      "stratus::md::AtomExchange::find_fillers", Policy(n_stay, nlocal),
       KOKKOS_LAMBDA(const int i, int& offset, const bool final) {
         if (block_step(x(i, axis), g) != 0) return;
-        if (final) {
-          const int j = holes(offset);
-          for (int d = 0; d < 3; ++d) {
-            x(j, d) = x(i, d);
-            v(j, d) = v(i, d);
-            image(j, d) = image(i, d);
-          }
-          id(j) = id(i);
-          type(j) = type(i);
-        }
+        if (final) fillers(offset) = i;
         ++offset;
       });
-}
-
-/// Appends `count` received migrants after the owned atoms [0, begin).
-inline void unpack_migrants(AtomData& atoms, int begin, int count,
-                            Kokkos::View<MigrantRecord*, DevMemSpace> recv) {
-  const auto x = atoms.x, v = atoms.v;
-  const auto id = atoms.id;
-  const auto type = atoms.type;
-  const auto image = atoms.image;
-  Kokkos::parallel_for(
-      "stratus::md::AtomExchange::unpack_migrants", Policy(0, count), KOKKOS_LAMBDA(const int k) {
-        const MigrantRecord& r = recv(k);
-        const int i = begin + k;
-        for (int d = 0; d < 3; ++d) {
-          x(i, d) = r.x[d];
-          v(i, d) = r.v[d];
-          image(i, d) = r.image[d];
-        }
-        id(i) = r.id;
-        type(i) = r.type;
-      });
+  return moves;
 }
 
 /// Lists the atoms of [0, n) near the low face (x < low_edge; only if `to_low`) and the high
 /// face (x >= high_edge; only if `to_high`) as far as the lists hold them; returns the counts
 /// packed in one integer (low | high << 32).
 inline std::int64_t select_ghosts(const Vectors& x, int n, int axis, bool to_low, Real low_edge,
-                                  bool to_high, Real high_edge, Kokkos::View<int*, DevMemSpace> low,
-                                  Kokkos::View<int*, DevMemSpace> high) {
+                                  bool to_high, Real high_edge, RowList low, RowList high) {
   const std::int64_t cap_low = low.extent(0), cap_high = high.extent(0);
   std::int64_t total = 0;
   Kokkos::parallel_scan(
@@ -236,39 +192,11 @@ inline std::int64_t select_ghosts(const Vectors& x, int n, int axis, bool to_low
   return total;
 }
 
-/// Packs ids and types of the listed atoms, low side then high side.
-inline void pack_tags(const AtomData& atoms, Kokkos::View<int*, DevMemSpace> low, int n_low,
-                      Kokkos::View<int*, DevMemSpace> high, int n_high,
-                      Kokkos::View<GhostTag*, DevMemSpace> buf) {
-  const auto id = atoms.id;
-  const auto type = atoms.type;
-  Kokkos::parallel_for(
-      "stratus::md::AtomExchange::pack_tags", Policy(0, n_low + n_high),
-      KOKKOS_LAMBDA(const int k) {
-        const int i = k < n_low ? low(k) : high(k - n_low);
-        buf(k) = GhostTag{id(i), type(i)};
-      });
-}
-
-/// Writes `count` ids and types into the ghosts [begin, begin + count): the first `n_first`
-/// from buf entries [first, ...), the rest from [second, ...).
-inline void unpack_tags(AtomData& atoms, int begin, int count, int n_first, int first, int second,
-                        Kokkos::View<GhostTag*, DevMemSpace> buf) {
-  const auto id = atoms.id;
-  const auto type = atoms.type;
-  Kokkos::parallel_for(
-      "stratus::md::AtomExchange::unpack_tags", Policy(0, count), KOKKOS_LAMBDA(const int k) {
-        const int src = k < n_first ? first + k : second + (k - n_first);
-        id(begin + k) = buf(src).id;
-        type(begin + k) = buf(src).type;
-      });
-}
-
 /// Packs the positions of the listed atoms (3 Reals each), shifted along `axis`, low side then
 /// high side.
-inline void pack_positions(const Vectors& x, int axis, Kokkos::View<int*, DevMemSpace> low,
-                           int n_low, Real shift_low, Kokkos::View<int*, DevMemSpace> high,
-                           int n_high, Real shift_high, Kokkos::View<Real*, DevMemSpace> buf) {
+inline void pack_positions(const Vectors& x, int axis, RowList low, int n_low, Real shift_low,
+                           RowList high, int n_high, Real shift_high,
+                           Kokkos::View<Real*, DevMemSpace> buf) {
   Kokkos::parallel_for(
       "stratus::md::AtomExchange::pack_positions", Policy(0, n_low + n_high),
       KOKKOS_LAMBDA(const int k) {
@@ -300,7 +228,7 @@ inline void pack_rows(const Vectors& v, int begin, int count,
 }
 
 /// Adds buf entries [first, first + 3 count) to the rows list(0 .. count) of v (distinct rows).
-inline void add_rows(const Vectors& v, Kokkos::View<int*, DevMemSpace> list, int count,
+inline void add_rows(const Vectors& v, RowList list, int count,
                      Kokkos::View<Real*, DevMemSpace> buf, int first) {
   Kokkos::parallel_for(
       "stratus::md::AtomExchange::add_rows", Policy(0, count), KOKKOS_LAMBDA(const int k) {

@@ -6,6 +6,7 @@
 
 #include "stratus/core/decomposition.hpp"
 #include "stratus/core/mpi_buffer.hpp"
+#include "stratus/core/neighbor_exchange.hpp"
 #include "stratus/core/types.hpp"
 #include "stratus/solvers/md/atoms.hpp"
 
@@ -14,24 +15,13 @@
 
 namespace stratus::md {
 
-namespace detail {
-/// One migrating atom on the wire. At namespace scope because CUDA rejects private nested types
-/// in kernel closures.
-struct MigrantRecord {
-  Real x[3];
-  Real v[3];
-  GlobalId id;
-  int type;
-  int image[3];
-};
-/// What a new ghost gets besides its position (which travels as 3 Reals, as in every update).
-struct GhostTag {
-  GlobalId id;
-  int type;
-};
-}  // namespace detail
-
 /// Moves atoms between the subdomains of a CartDecomposition and keeps ghost atoms.
+///
+/// The geometry is MD's (which atom goes where); what travels is generic: migration carries
+/// every column of `AtomData::columns` flagged `migrate`, ghost building every column flagged
+/// `ghost` (one NeighborPlan per axis, executed by a ColumnExchange), so a new per-atom
+/// property needs no code here. Ghost positions and the reverse force sums have their own
+/// paths: they run every step and positions are shifted across periodic boundaries.
 ///
 /// Axes are handled one after the other (x, then y, then z), each with the low and the high
 /// neighbour; a ghost received on an earlier axis is forwarded on later ones, so edges and
@@ -50,20 +40,22 @@ class AtomExchange {
   AtomExchange(const CartDecomposition& decomposition, const Box& global, Real ghost_cutoff,
                MpiTransport transport);
 
-  /// Sends owned atoms that are outside this rank's subdomain to their owners (x, v, type, id
-  /// and image travel; f does not). Positions on periodic axes are first wrapped into [lo, hi)
-  /// of the global box, counting the box lengths moved in `image` (an atom exactly at hi goes
-  /// to lo). Throws RuntimeError, on every rank and with the same message, when an atom moved
-  /// more than one subdomain along an axis, left the box through a non-periodic wall (outside
-  /// [lo, hi)) or has a non-finite position; the message names the atom's id and position.
-  /// Owned atoms keep no particular order. Drops all ghosts (nghost = 0) and the ghost plan.
+  /// Sends owned atoms that are outside this rank's subdomain to their owners (every `migrate`
+  /// column travels: x, v, type, id, image and any added one; f does not). Positions on periodic
+  /// axes are first wrapped into [lo, hi) of the global box, counting the box lengths moved in
+  /// `image` (an atom exactly at hi goes to lo). Throws RuntimeError, on every rank and with the
+  /// same message, when an atom moved more than one subdomain along an axis, left the box through a
+  /// non-periodic wall (outside [lo, hi)) or has a non-finite position; the message names the
+  /// atom's id and position. Owned atoms keep no particular order. Drops all ghosts (nghost = 0)
+  /// and the ghost plan.
   void migrate(AtomData& atoms);
 
   /// Plans and builds the ghosts: along each axis, atoms (owned, and ghosts of earlier axes)
   /// with x < sub_lo + ghost_cutoff go to the low neighbour and those with x >= sub_hi -
   /// ghost_cutoff to the high one, shifted by +-box length when crossing a periodic boundary.
   /// With one rank on a periodic axis the neighbour is this rank (periodic images). Faces on a
-  /// non-periodic wall send nothing. Ghosts get x, type and id; replaces any previous ghosts.
+  /// non-periodic wall send nothing. Ghosts get x and every `ghost` column (type, id and any
+  /// added one); replaces any previous ghosts.
   void build_ghosts(AtomData& atoms);
 
   /// Refreshes ghost positions from their owners with the plan of the last build_ghosts (same
@@ -89,32 +81,29 @@ class AtomExchange {
   [[nodiscard]] const Box& local_box() const noexcept { return local_; }
 
  private:
-  using IndexList = Kokkos::View<int*, DevMemSpace>;
-
   const CartDecomposition& decomposition_;
   Box global_;
   Box local_;
   Real cutoff_;
-  std::array<std::array<int, 2>, 3> neighbor_{};  // rank per axis and side (0 low, 1 high)
+  std::array<Neighbors, 3> neighbor_{};  // per axis
 
-  // Migration buffers (grow only); send: low-side records in the first half, high-side ones in
-  // the second.
-  MpiBuffer<detail::MigrantRecord> migrant_send_, migrant_recv_;
-  IndexList holes_;
+  // Migration along the current axis (lists grow only), its buffers, and the compaction moves.
+  NeighborPlan migration_;
+  ColumnExchange migrants_;
+  RowList holes_, fillers_;
 
-  // Ghost plan per axis and side: atoms to send, how many come back, and the shift applied.
+  // Ghost plan per axis: atoms to send per side and how many come back (`rows`), and the shift
+  // applied to the positions.
   struct AxisPlan {
     bool active = false;  // a neighbour on either side
-    std::array<IndexList, 2> send_list;
-    std::array<int, 2> send_count{0, 0};
-    std::array<int, 2> recv_count{0, 0};  // [0] from the low neighbour, [1] from the high one
+    NeighborPlan rows;
     std::array<Real, 2> shift{0, 0};
     int recv_begin = 0;  // ghosts from the low neighbour, then from the high one, start here
     bool self = false;   // both neighbours are this rank: no MPI, no staging
     MpiBuffer<Real> send_x, recv_x;  // 3 Reals per atom, both sides back to back (also forces)
   };
   std::array<AxisPlan, 3> plan_;
-  MpiBuffer<detail::GhostTag> tag_send_, tag_recv_;
+  ColumnExchange ghost_columns_;  // what a new ghost gets besides its position
 
   // Sends the positions of axis `axis` of the plan and writes them into the ghosts.
   void exchange_positions(AtomData& atoms, int axis);

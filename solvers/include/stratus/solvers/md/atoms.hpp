@@ -1,7 +1,10 @@
 // The atoms of one rank, on the device.
 #pragma once
 
+#include "stratus/core/particle_columns.hpp"
 #include "stratus/kernels/md/types.hpp"
+
+#include <string>
 
 namespace stratus::md {
 
@@ -10,9 +13,14 @@ using kernels::md::Images;
 using kernels::md::Types;
 using kernels::md::Vectors;
 
-/// Owned atoms are [0, nlocal); ghosts follow at [nlocal, nlocal + nghost). Ghosts carry x,
-/// type and id only (v, f and image of a ghost are meaningless). Arrays are sized by
+/// Owned atoms are [0, nlocal); ghosts follow at [nlocal, nlocal + nghost). Arrays are sized by
 /// `capacity()` >= nlocal + nghost and grown by reserve().
+///
+/// Every per-atom array is a column of `columns`, with flags saying where it goes: the typed
+/// members below (which kernels use directly) are attached there, and add_column() declares
+/// more. Migration carries every `migrate` column, ghost building every `ghost` column, with no
+/// other code to write. Ghosts get x (through the exchange's own path, shifted across periodic
+/// boundaries), type and id; v, f and image of a ghost are meaningless.
 struct AtomData {
   Vectors x{"md::x", 0};
   Vectors v{"md::v", 0};
@@ -22,21 +30,48 @@ struct AtomData {
   Images image{"md::image", 0};
   int nlocal = 0;
   int nghost = 0;
+  /// All of the above and every added column. Resizing goes through here (reserve()), which
+  /// reallocates the members themselves: they are never stale.
+  ParticleColumns columns;
+
+  AtomData() {
+    // x migrates; ghost positions travel by AtomExchange's own (shifted) path, not as a copy.
+    columns.attach("x", x, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("v", v, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("f", f, {.checkpoint = true});
+    columns.attach("type", type,
+                   {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
+    columns.attach("id", id,
+                   {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
+    columns.attach("image", image, {.migrate = true, .checkpoint = true, .trajectory = true});
+  }
+  // The columns point at the members: an AtomData stays where it was made.
+  AtomData(const AtomData&) = delete;
+  AtomData& operator=(const AtomData&) = delete;
 
   [[nodiscard]] int capacity() const { return static_cast<int>(x.extent(0)); }
   [[nodiscard]] int nall() const { return nlocal + nghost; }
 
-  /// Grows every array to at least `n` entries (with headroom), keeping the first nall()
-  /// entries. Never shrinks.
+  /// Declares a per-atom property of `N` values of `T` (any trivially copyable type), zero in
+  /// every row; `flags` say whether it migrates, goes to ghosts, is checkpointed or written to
+  /// trajectories. Returns its View, which a later reserve() replaces: fetch it again with
+  /// column() after one. Throws RuntimeError when the name is taken.
+  template <class T, int N = 1>
+  ColumnView<T, N> add_column(std::string name, ColumnFlags flags) {
+    return columns.add<T, N>(std::move(name), flags);
+  }
+  /// The current View of an added column; throws RuntimeError for an unknown name or another
+  /// type or width.
+  template <class T, int N = 1>
+  [[nodiscard]] ColumnView<T, N> column(const std::string& name) const {
+    return columns.view<T, N>(name);
+  }
+
+  /// Grows every column, added ones included, to at least `n` rows (with headroom), keeping the
+  /// first nall() rows. Never shrinks.
   void reserve(int n) {
     if (n <= capacity()) return;
-    const int grown = n + n / 4 + 16;
-    Kokkos::resize(x, grown);
-    Kokkos::resize(v, grown);
-    Kokkos::resize(f, grown);
-    Kokkos::resize(type, grown);
-    Kokkos::resize(id, grown);
-    Kokkos::resize(image, grown);
+    columns.resize(n + n / 4 + 16);
   }
 };
 
