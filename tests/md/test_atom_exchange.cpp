@@ -1,8 +1,9 @@
 // AtomExchange: migration delivers every atom to its owner with its data and images, ghosts hold
 // every neighbour within the cutoff (checked against a brute force over all periodic images of
 // the gathered system), updates follow the owners and reverse_forces brings every ghost's force
-// home; with both MPI transports (staged copies through host buffers run on CPUs too). Errors:
-// test_atom_exchange_errors.cpp.
+// home; a per-atom column added by one declaration migrates and reaches the ghosts it is
+// flagged for, also after the arrays grew; with both MPI transports (staged copies through host
+// buffers run on CPUs too). Errors: test_atom_exchange_errors.cpp.
 #include "stratus/solvers/md/atom_exchange.hpp"
 
 #include <fmt/format.h>
@@ -107,6 +108,98 @@ void for_each_migrated(F&& check) {
 TEST(AtomExchange, MigrateDeliversEveryAtomToItsOwner) {
   for_each_migrated([](const CartDecomposition& dec, AtomExchange&, AtomData& atoms,
                        const std::vector<Vec>& unwrapped) { check_owned(dec, atoms, unwrapped); });
+}
+
+// The values of two added columns, from the atom's id: a charge (migrates and goes to ghosts) and
+// a molecule id of two values (migrates only).
+Real charge_of(GlobalId id) { return 0.25 * static_cast<Real>(id) - 3; }
+GlobalId molecule_of(GlobalId id, int c) { return c == 0 ? id / 4 : 1000000 + 7 * id; }
+
+// Sets both added columns of the owned atoms from their ids.
+void set_added_columns(AtomData& atoms) {
+  const auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.id);
+  auto charge = Kokkos::create_mirror_view(atoms.column<Real>("charge"));
+  auto molecule = Kokkos::create_mirror_view(atoms.column<GlobalId, 2>("molecule"));
+  for (int i = 0; i < atoms.nlocal; ++i) {
+    charge(i, 0) = charge_of(id(i));
+    for (int c = 0; c < 2; ++c) molecule(i, c) = molecule_of(id(i), c);
+  }
+  Kokkos::deep_copy(atoms.column<Real>("charge"), charge);
+  Kokkos::deep_copy(atoms.column<GlobalId, 2>("molecule"), molecule);
+}
+
+// Rows of [begin, end) whose charge (and molecule, with `molecule`) is not that of their id.
+int wrong_added_columns(const AtomData& atoms, int begin, int end, bool molecule) {
+  const auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.id);
+  const auto q =
+      Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.column<Real>("charge"));
+  const auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                     atoms.column<GlobalId, 2>("molecule"));
+  int wrong = 0;
+  for (int i = begin; i < end; ++i) {
+    bool fine = q(i, 0) == charge_of(id(i));
+    for (int c = 0; c < 2 && molecule; ++c) fine = fine && m(i, c) == molecule_of(id(i), c);
+    wrong += fine ? 0 : 1;
+  }
+  return wrong;
+}
+
+TEST(AtomExchange, AddedColumnsTravelWithTheirAtoms) {
+  for (const MpiTransport transport : {MpiTransport::direct, MpiTransport::staged}) {
+    unsigned seed = 500;
+    for (const Layout& s : layouts()) {
+      const CartDecomposition dec(comm(), s.periodic, s.hint);
+      SCOPED_TRACE(describe(dec, "random") + (transport == MpiTransport::staged ? ", staged" : ""));
+      const auto pos = random_positions(kBox, 500, seed);
+      std::vector<std::array<int, 3>> images;
+      AtomData atoms;
+      // One declaration each: nothing else in the exchange knows about them.
+      atoms.add_column<Real>("charge", {.migrate = true, .ghost = true, .checkpoint = true});
+      atoms.add_column<GlobalId, 2>("molecule", {.migrate = true, .checkpoint = true});
+      upload(atoms, scatter_near_owners(dec, kBox, pos, images, seed + 1000));
+      seed += 1;
+      set_added_columns(atoms);
+      std::vector<Vec> unwrapped = pos;
+      for (std::size_t i = 0; i < pos.size(); ++i) {
+        for (int d = 0; d < 3; ++d) unwrapped[i][d] += images[i][d] * kBox.length(d);
+      }
+      AtomExchange exchange(dec, kBox, kCutoff, transport);
+      for (int pass = 0; pass < 2; ++pass) {
+        SCOPED_TRACE(fmt::format("pass {}", pass));
+        exchange.migrate(atoms);
+        check_owned(dec, atoms, unwrapped);
+        exchange.build_ghosts(atoms);
+        EXPECT_EQ(wrong_added_columns(atoms, 0, atoms.nlocal, true), 0);
+        EXPECT_EQ(wrong_added_columns(atoms, atoms.nlocal, atoms.nall(), false), 0);
+
+        // Growing the arrays grows every column, the added ones too, keeping their rows; the
+        // members are the registered columns themselves.
+        const int capacity = atoms.capacity();
+        atoms.reserve(2 * capacity + 100);
+        ASSERT_GT(atoms.capacity(), capacity);
+        EXPECT_EQ(atoms.column<Real>("charge").extent(0),
+                  static_cast<std::size_t>(atoms.capacity()));
+        EXPECT_EQ((atoms.column<GlobalId, 2>("molecule").extent(0)), atoms.x.extent(0));
+        EXPECT_EQ((atoms.column<Real, 3>("x").data()), atoms.x.data());
+        EXPECT_EQ(atoms.columns.at("type").rows(), atoms.capacity());
+        EXPECT_EQ(wrong_added_columns(atoms, 0, atoms.nlocal, true), 0);
+        EXPECT_EQ(wrong_added_columns(atoms, atoms.nlocal, atoms.nall(), false), 0);
+
+        // Atoms drift along periodic axes (by less than a block) and migrate on the next pass.
+        auto owned = download(atoms, 0, atoms.nlocal);
+        auto drift = [&](GlobalId id, int d) {
+          return s.periodic[d] ? 0.9 * std::sin(0.3 * static_cast<Real>(id) + d) : 0.0;
+        };
+        for (HostAtom& a : owned) {
+          for (int d = 0; d < 3; ++d) a.x[d] += drift(a.id, d);
+        }
+        for (std::size_t i = 0; i < unwrapped.size(); ++i) {
+          for (int d = 0; d < 3; ++d) unwrapped[i][d] += drift(static_cast<GlobalId>(i), d);
+        }
+        set_owned_positions(atoms, owned);
+      }
+    }
+  }
 }
 
 TEST(AtomExchange, MigrateDealsOutRoundRobinAtoms) {
