@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace stratus {
@@ -282,8 +283,8 @@ class ParticleColumns {
     insert(std::move(column));
     return out;
   }
-  /// The current View of column `name`. Throws RuntimeError when there is none, or when it does
-  /// not hold `N` values of `T` per row.
+  /// The current View of column `name` (an added one, or an attached ColumnView<T, N>). Throws
+  /// RuntimeError when there is none, or when it is not a ColumnView<T, N>.
   template <class T, int N = 1>
   [[nodiscard]] ColumnView<T, N> view(const std::string& name) const {
     const auto* typed = dynamic_cast<const ViewColumn<ColumnView<T, N>>*>(&at(name));
