@@ -49,8 +49,8 @@ void ColumnExchange::pack(const ParticleColumns& columns, Travel travel, const N
   columns.pack(travel, layout_, plan.send, send_.device().data());
 }
 
-void ColumnExchange::transfer(const ParticleColumns& columns, Travel travel,
-                              const NeighborPlan& plan, int tag, int begin) {
+void ColumnExchange::transfer(ParticleColumns& columns, Travel travel, const NeighborPlan& plan,
+                              int tag, int begin) {
   if (layout_.stride == 0) return;  // nothing travels (the same on both sides)
   const auto stride = static_cast<std::int64_t>(layout_.stride);
   const std::array<int, 2> sent = plan.send.count, got = plan.recv_count;

@@ -103,7 +103,7 @@ void ParticleColumns::pack(Travel travel, const RowLayout& layout, const RowPart
 }
 
 void ParticleColumns::unpack(Travel travel, const RowLayout& layout, const char* buf, int begin,
-                             int count, BufferRows from) const {
+                             int count, BufferRows from) {
   for (std::size_t k = 0; k < columns_.size(); ++k) {
     if (columns_[k]->travels(travel)) {
       columns_[k]->unpack(buf, layout.stride, static_cast<std::size_t>(layout.offset[k]), begin,
@@ -112,8 +112,7 @@ void ParticleColumns::unpack(Travel travel, const RowLayout& layout, const char*
   }
 }
 
-void ParticleColumns::move_rows(Travel travel, const RowList& from, const RowList& to,
-                                int count) const {
+void ParticleColumns::move_rows(Travel travel, const RowList& from, const RowList& to, int count) {
   for (const auto& c : columns_) {
     if (c->travels(travel)) c->move_rows(from, to, count);
   }

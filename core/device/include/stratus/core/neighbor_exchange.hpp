@@ -80,7 +80,7 @@ class ColumnExchange {
   /// in into rows [begin, begin + plan.received()) of every column that travels, rows from the
   /// low neighbour first; the columns must hold them. Messages carry tags `tag`, `tag + 1`.
   /// Collective between the neighbours; a copy when both are this rank.
-  void transfer(const ParticleColumns& columns, Travel travel, const NeighborPlan& plan, int tag,
+  void transfer(ParticleColumns& columns, Travel travel, const NeighborPlan& plan, int tag,
                 int begin);
 
   /// Bytes of one row of the last pack().

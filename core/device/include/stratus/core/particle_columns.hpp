@@ -311,9 +311,9 @@ class ParticleColumns {
   void pack(Travel travel, const RowLayout& layout, const RowParts& parts, char* buf) const;
   /// Unpacks every column that travels from `buf` into rows [begin, begin + count).
   void unpack(Travel travel, const RowLayout& layout, const char* buf, int begin, int count,
-              BufferRows from = {}) const;
+              BufferRows from = {});
   /// Row to(k) = row from(k) for k < count, in every column that travels.
-  void move_rows(Travel travel, const RowList& from, const RowList& to, int count) const;
+  void move_rows(Travel travel, const RowList& from, const RowList& to, int count);
 
  private:
   void insert(std::unique_ptr<ParticleColumn> column);
