@@ -1,8 +1,9 @@
 // ParticleColumns: attached columns stay their owner's View through resizes, added ones are
 // found by name and type; message rows are laid out without gaps between columns of the same
-// alignment; pack/unpack (in order and with the two parts swapped), compaction moves and host
-// copies round-trip every value. ColumnExchange on a periodic ring of ranks (one rank: its own
-// neighbour, no MPI) delivers the listed rows of every travelling column, with both transports.
+// alignment; pack/unpack (in order and with the two parts swapped), compaction moves, host
+// copies and their way back round-trip every value. ColumnExchange on a periodic ring of ranks
+// (one rank: its own neighbour, no MPI) delivers the listed rows of every travelling column,
+// with both transports.
 #include "stratus/core/error.hpp"
 #include "stratus/core/neighbor_exchange.hpp"
 #include "stratus/core/particle_columns.hpp"
@@ -178,6 +179,26 @@ TEST(ParticleColumns, MovesAndHostCopies) {
   EXPECT_THROW((void)o.columns.at("x").host_integers(1), RuntimeError);
   EXPECT_THROW((void)o.columns.at("tag").host_reals(1), RuntimeError);
   EXPECT_THROW((void)o.columns.at("x").host_reals(13), RuntimeError);
+}
+
+TEST(ParticleColumns, HostValuesGoBackIntoTheirRows) {
+  // What a restart does with the host copies of a checkpoint.
+  Owner o;
+  add_extras(o);
+  o.columns.resize(8);
+  fill(o, 8, identity);
+  o.columns.at("x").assign_reals({1, 2, 3, 4.5, 5.5, 6.5});
+  o.columns.at("type").assign_reals({6, 5});
+  o.columns.at("id").assign_integers({-9, 9, -8, 8, -7, 7});
+  EXPECT_EQ(o.columns.at("x").host_reals(3),
+            (std::vector<double>{1, 2, 3, 4.5, 5.5, 6.5, 2, 2.5, -2}));
+  EXPECT_EQ(o.columns.at("type").host_integers(3), (std::vector<std::int64_t>{6, 5, 2}));
+  EXPECT_EQ(o.columns.at("id").host_integers(4),
+            (std::vector<std::int64_t>{-9, 9, -8, 8, -7, 7, 3, -3}));
+  EXPECT_THROW(o.columns.at("x").assign_reals({1, 2}), RuntimeError);  // not whole rows
+  EXPECT_THROW(o.columns.at("type").assign_integers(std::vector<std::int64_t>(9)), RuntimeError);
+  EXPECT_THROW(o.columns.at("x").assign_integers({1, 2, 3}), RuntimeError);
+  EXPECT_THROW(o.columns.at("tag").assign_reals({1}), RuntimeError);
 }
 
 TEST(ColumnExchange, RingDeliversTheListedRows) {

@@ -28,6 +28,15 @@ void ParticleColumn::check_host_rows(int n) const {
   }
 }
 
+void ParticleColumn::check_host_values(std::size_t values) const {
+  const auto width = static_cast<std::size_t>(components());
+  if (values % width != 0 || values / width > static_cast<std::size_t>(rows())) {
+    throw RuntimeError(
+        fmt::format("the particle column '{}' ({} rows of {} values) cannot take {} values", name_,
+                    rows(), width, values));
+  }
+}
+
 ParticleColumn* ParticleColumns::find(const std::string& name) const noexcept {
   for (const auto& c : columns_) {
     if (c->name() == name) return c.get();

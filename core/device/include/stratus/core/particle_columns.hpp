@@ -106,12 +106,20 @@ class ParticleColumn {
   [[nodiscard]] virtual std::vector<double> host_reals(int n) const = 0;
   /// The same as int64 (integer columns only; throws RuntimeError otherwise). Fences.
   [[nodiscard]] virtual std::vector<std::int64_t> host_integers(int n) const = 0;
+  /// The inverse of host_reals (a restart): writes the first values.size() / components() rows,
+  /// converted. Throws RuntimeError for other kinds, or when the values are not whole rows or
+  /// more than rows(). Fences.
+  virtual void assign_reals(const std::vector<double>& values) = 0;
+  /// The inverse of host_integers (integer columns only). Fences.
+  virtual void assign_integers(const std::vector<std::int64_t>& values) = 0;
 
  protected:
   /// Throws RuntimeError: this column cannot be copied to the host as `as`.
   [[noreturn]] void refuse_host_copy(const char* as) const;
   /// Throws RuntimeError unless 0 <= n <= rows().
   void check_host_rows(int n) const;
+  /// Throws RuntimeError unless `values` host values are whole rows that fit.
+  void check_host_values(std::size_t values) const;
 
  private:
   std::string name_;
@@ -228,6 +236,20 @@ class ViewColumn : public ParticleColumn {
       refuse_host_copy("integers");
     }
   }
+  void assign_reals(const std::vector<double>& values) override {
+    if constexpr (std::is_arithmetic_v<value_type>) {
+      assign(values);
+    } else {
+      refuse_host_copy("reals");
+    }
+  }
+  void assign_integers(const std::vector<std::int64_t>& values) override {
+    if constexpr (std::is_integral_v<value_type>) {
+      assign(values);
+    } else {
+      refuse_host_copy("integers");
+    }
+  }
 
  private:
   template <class U>
@@ -240,6 +262,16 @@ class ViewColumn : public ParticleColumn {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
     for (std::size_t k = 0; k < out.size(); ++k) out[k] = static_cast<U>(host(k));
     return out;
+  }
+
+  template <class U>
+  void assign(const std::vector<U>& values) {
+    check_host_values(values.size());
+    const Kokkos::View<value_type*, DevMemSpace, Kokkos::MemoryUnmanaged> target(view_->data(),
+                                                                                 values.size());
+    auto host = Kokkos::create_mirror_view(target);
+    for (std::size_t k = 0; k < values.size(); ++k) host(k) = static_cast<value_type>(values[k]);
+    Kokkos::deep_copy(target, host);
   }
 
   V* view_;
