@@ -102,7 +102,7 @@ std::string ParamSpec::expectation() const {
     s += list ? fmt::format(" (each {})", b) : fmt::format(" {}", b);
   }
   if (!choices.empty()) s += fmt::format(", one of {}", join(choices, ", ", "\""));
-  if (file_name) s += " (a plain file name: letters, digits, . _ + -)";
+  if (file_name) s += " (a plain file name: no '/', no control characters, no leading '.')";
   return s;
 }
 
@@ -124,14 +124,12 @@ std::string ParamSpec::violation(const ParamValue& value) const {
   };
   auto check_file_name = [&](const std::string& v) -> std::string {
     if (!file_name || v.empty()) return {};
-    const bool bad_first = v.front() == '.' || v.front() == '-';
     const bool bad_char = std::any_of(v.begin(), v.end(), [](char c) {
-      return !(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
-               c == '-');
+      const auto u = static_cast<unsigned char>(c);
+      return c == '/' || u < 0x20 || u == 0x7f;
     });
-    if (bad_first || bad_char)
-      return "must be a plain file name (letters, digits, '.', '_', '+', '-'; not starting with "
-             "'.' or '-')";
+    if (bad_char || v.front() == '.')
+      return "must be a plain file name (no '/', no control characters, not starting with '.')";
     return {};
   };
   auto check_length = [&](std::size_t n) -> std::string {

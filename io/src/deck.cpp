@@ -87,6 +87,19 @@ const Origin& Deck::origin(std::string_view key) const {
   return it->second.origin;
 }
 
+bool Deck::differs_from_default(std::string_view key) const {
+  if (origin(key).is_default) return false;
+  const auto dot = key.rfind('.');
+  std::string section(key.substr(0, dot));
+  if (const auto bracket = section.rfind('[');
+      bracket != std::string::npos && section.back() == ']')
+    section.erase(bracket);  // "path[i]" of a repeated section
+  const SectionSpec* s = schema_.find(section);
+  const ParamSpec* p = s != nullptr ? s->find(key.substr(dot + 1)) : nullptr;
+  return p == nullptr || !p->default_value ||
+         !(*p->default_value == entries_.find(key)->second.value);
+}
+
 DeckError Deck::error_at(std::string_view key, const std::string& message,
                          std::source_location where) const {
   return DeckError({DeckProblem{origin(key), std::string(key), message}}, where);

@@ -3,8 +3,8 @@
 #include "stratus/core/agree.hpp"
 #include "stratus/core/error.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

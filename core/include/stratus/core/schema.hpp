@@ -72,8 +72,8 @@ struct ParamSpec {
     choices = std::move(c);
     return *this;
   }
-  /// The string becomes part of file names in the output directory: empty, or letters, digits,
-  /// '.', '_', '+', '-' only, not starting with '.' or '-' (no '/', no "..", nothing hidden).
+  /// The string becomes part of file names in the output directory: empty, or without '/' and
+  /// control characters, not starting with '.' (nothing outside the directory, nothing hidden).
   ParamSpec& plain_file_name() {
     file_name = true;
     return *this;

@@ -111,6 +111,9 @@ class Deck {
 
   /// Where `key`'s value came from. Throws std::logic_error for an undeclared key.
   [[nodiscard]] const Origin& origin(std::string_view key) const;
+  /// True when the deck gives `key` a value other than its default (a resolved deck, which
+  /// spells every default out, sets only what differs). Throws as origin() does.
+  [[nodiscard]] bool differs_from_default(std::string_view key) const;
   /// An error about `key` for checks that need several values (e.g. a grid that cannot be
   /// split over the ranks); the message names the value's origin and the key.
   [[nodiscard]] DeckError error_at(

@@ -48,6 +48,9 @@ struct EulerConfig {
   /// For the log: "plm (mc), hllc, rk2" as the deck spells them, the problem's name and the
   /// viscosity model's.
   std::string scheme_text, problem_name, viscosity_model;
+  /// What the set-up should say about a legitimate but unusual initial condition (logged as
+  /// warnings, counted in the run summary).
+  std::vector<std::string> warnings;
 
   static EulerConfig from(const io::Deck& deck);
 };
