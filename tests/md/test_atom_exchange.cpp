@@ -180,7 +180,7 @@ TEST(AtomExchange, AddedColumnsTravelWithTheirAtoms) {
         EXPECT_EQ(atoms.column<Real>("charge").extent(0),
                   static_cast<std::size_t>(atoms.capacity()));
         EXPECT_EQ((atoms.column<GlobalId, 2>("molecule").extent(0)), atoms.x.extent(0));
-        EXPECT_EQ((atoms.column<Real, 3>("x").data()), atoms.x.data());
+        EXPECT_EQ((atoms.column<Real, 3>("position").data()), atoms.x.data());
         EXPECT_EQ(atoms.columns.at("type").rows(), atoms.capacity());
         EXPECT_EQ(wrong_added_columns(atoms, 0, atoms.nlocal, true), 0);
         EXPECT_EQ(wrong_added_columns(atoms, atoms.nlocal, atoms.nall(), false), 0);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 namespace stratus::md {
 
@@ -39,10 +40,18 @@ void MdSolver::declare_state(StateDescriptor& state) {
     return std::vector<std::int64_t>{d[0], d[1], d[2]};
   });
   state.record("half_list", [this] { return std::vector<std::int64_t>{half_list_ ? 1 : 0}; });
+  // Every checkpointed per-atom column (an added one too) plus the build-time positions and
+  // each atom's rank and slot (the layout). The ids are the rows' ids.
   StateDescriptor::Particles atoms;
   atoms.n_global = &natoms_;
-  atoms.reals = {{"position", 3}, {"velocity", 3}, {"force", 3}, {"position_at_build", 3}};
-  atoms.ints = {{"type", 1}, {"image", 3}, {"rank", 1}, {"slot", 1}};
+  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
+    const ParticleColumn& c = atoms_.columns[k];
+    if (!c.flags().checkpoint || c.name() == "id") continue;
+    (c.kind() == ColumnKind::real ? atoms.reals : atoms.ints).push_back({c.name(), c.components()});
+  }
+  atoms.reals.push_back({"position_at_build", 3});
+  atoms.ints.push_back({"rank", 1});
+  atoms.ints.push_back({"slot", 1});
   atoms.rows = [this] { return checkpoint_rows(); };
   atoms.place = [this](const io::CheckpointReader& in, io::ParticleColumns&& rows) {
     place_restored(in, std::move(rows));
@@ -52,31 +61,28 @@ void MdSolver::declare_state(StateDescriptor& state) {
 
 io::ParticleColumns MdSolver::checkpoint_rows() const {
   const int n = atoms_.nlocal;
-  auto x = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.x);
-  auto v = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.v);
-  auto f = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.f);
-  auto xb = Kokkos::create_mirror_view_and_copy(HostMemSpace(), x_at_build_);
-  auto type = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.type);
-  auto id = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.id);
-  auto image = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.image);
   io::ParticleColumns c;
   c.n_global = natoms_;
-  c.reals = {
-      {"position", 3, {}}, {"velocity", 3, {}}, {"force", 3, {}}, {"position_at_build", 3, {}}};
-  c.ints = {{"type", 1, {}}, {"image", 3, {}}, {"rank", 1, {}}, {"slot", 1, {}}};
-  for (int i = 0; i < n; ++i) {
-    c.ids.push_back(static_cast<std::int64_t>(id(i)));
-    for (int d = 0; d < 3; ++d) {
-      c.reals[0].values.push_back(x(i, d));
-      c.reals[1].values.push_back(v(i, d));
-      c.reals[2].values.push_back(f(i, d));
-      c.reals[3].values.push_back(xb(i, d));
-      c.ints[1].values.push_back(image(i, d));
-    }
-    c.ints[0].values.push_back(type(i));
-    c.ints[2].values.push_back(ctx_.rank());
-    c.ints[3].values.push_back(i);
+  c.ids = atoms_.columns.at("id").host_integers(n);
+  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
+    const ParticleColumn& col = atoms_.columns[k];
+    if (!col.flags().checkpoint || col.name() == "id") continue;
+    if (col.kind() == ColumnKind::real)
+      c.reals.push_back({col.name(), col.components(), col.host_reals(n)});
+    else
+      c.ints.push_back({col.name(), col.components(), col.host_integers(n)});
   }
+  auto xb = Kokkos::create_mirror_view_and_copy(HostMemSpace(), x_at_build_);
+  io::ParticleColumns::Reals built{"position_at_build", 3, {}};
+  io::ParticleColumns::Ints rank{"rank", 1, std::vector<std::int64_t>(n, ctx_.rank())},
+      slot{"slot", 1, {}};
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < 3; ++d) built.values.push_back(xb(i, d));
+    slot.values.push_back(i);
+  }
+  c.reals.push_back(std::move(built));
+  c.ints.push_back(std::move(rank));
+  c.ints.push_back(std::move(slot));
   return c;
 }
 
@@ -113,7 +119,6 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
   });
   const auto& p = mine.real("position").values;
   const auto& vel = mine.real("velocity").values;
-  const auto& force = mine.real("force").values;
   const auto& xb = mine.real("position_at_build").values;
   const auto& type = mine.integer("type").values;
   const auto& image = mine.integer("image").values;
@@ -128,10 +133,24 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
   }
   install_atoms(a);
   const int n = atoms_.nlocal;
-  auto f = Kokkos::create_mirror_view(atoms_.f);
-  for (int i = 0; i < n; ++i)
-    for (int d = 0; d < 3; ++d) f(i, d) = force[3 * order[i] + d];
-  Kokkos::deep_copy(atoms_.f, f);
+  // Every other checkpointed column (forces, added properties) in the same order.
+  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
+    ParticleColumn& col = atoms_.columns[k];
+    if (!col.flags().checkpoint || col.name() == "id") continue;
+    const auto w = static_cast<std::size_t>(col.components());
+    const auto reorder = [&](const auto& values) {
+      std::remove_cvref_t<decltype(values)> out;
+      out.reserve(values.size());
+      for (const std::size_t r : order)
+        out.insert(out.end(), values.begin() + static_cast<std::ptrdiff_t>(r * w),
+                   values.begin() + static_cast<std::ptrdiff_t>((r + 1) * w));
+      return out;
+    };
+    if (col.kind() == ColumnKind::real)
+      col.assign_reals(reorder(mine.real(col.name()).values));
+    else
+      col.assign_integers(reorder(mine.integer(col.name()).values));
+  }
 
   energy_step_ = -1;
   if (same_layout) {

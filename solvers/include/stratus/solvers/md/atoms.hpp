@@ -36,9 +36,9 @@ struct AtomData {
 
   AtomData() {
     // x migrates; ghost positions travel by AtomExchange's own (shifted) path, not as a copy.
-    columns.attach("x", x, {.migrate = true, .checkpoint = true, .trajectory = true});
-    columns.attach("v", v, {.migrate = true, .checkpoint = true, .trajectory = true});
-    columns.attach("f", f, {.checkpoint = true});
+    columns.attach("position", x, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("velocity", v, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("force", f, {.checkpoint = true});
     columns.attach("type", type,
                    {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
     columns.attach("id", id,

@@ -74,6 +74,9 @@ class MdSolver : public Solver {
   [[nodiscard]] Thermo thermo();
 
   [[nodiscard]] const AtomData& atoms() const noexcept { return atoms_; }
+  /// The atoms, to declare a per-atom property (AtomData::add_column) before the driver takes
+  /// the state's declaration: its flags then carry it through migration, ghosts and checkpoints.
+  [[nodiscard]] AtomData& atoms() noexcept { return atoms_; }
   [[nodiscard]] std::int64_t natoms() const noexcept { return natoms_; }
   [[nodiscard]] std::int64_t rebuilds() const noexcept { return rebuilds_; }
   [[nodiscard]] const Box& box() const noexcept { return box_; }
