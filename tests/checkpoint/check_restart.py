@@ -6,8 +6,8 @@ and fails with a message that says what went wrong.
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
 Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
-elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy, lock,
-mpiexec-sigterm.
+elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy
+(the run-ownership and launcher scenarios are in check_launch.py).
 Run with Debian's /usr/bin/python3 (h5py).
 """
 import argparse
@@ -16,7 +16,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -356,117 +355,6 @@ def scenario_legacy(r):
               f"today's straight run ({', '.join(names)})")
 
 
-def scenario_lock(r):
-    """One run per output directory: a second run while the first runs is refused (exit 2,
-    naming the holder) and the first keeps every row; a lock whose holder is gone (dead pid,
-    reused pid, expired lease of another host) is taken over with a warning; a live lease of
-    another host is respected; a finished or stopped run leaves no lock."""
-    base = os.path.join(r.work, "lock")
-    shutil.rmtree(base, ignore_errors=True)
-    out = os.path.join(base, "run")
-    lock = os.path.join(out, "stratus.lock")
-    steps = 10000
-    first = r.start(1, MD_DECK, out, [f"--set=run.steps={steps}", "--restart=none",
-                                      "--set=checkpoint.interval=off"])
-    end = time.time() + 60
-    while not os.path.exists(lock) and first.poll() is None and time.time() < end:
-        time.sleep(0.01)
-    check(os.path.exists(lock), "the first run took no lock")
-    rc, text = r.run(1, MD_DECK, out, [f"--set=run.steps={steps}"], expect=None)
-    holder = f"pid {first.pid}"
-    check(rc == 2 and "is in use by another run" in text and holder in text,
-          f"second run: exit {rc}, expected 2 naming {holder}:\n{text[-2000:]}")
-    check(first.poll() is None, "the first run ended while the second was refused")
-    check(first.wait(timeout=300) == 0, "the first run failed after the second was refused")
-    rows = thermo_rows(os.path.join(out, "lj_small.thermo.csv"))
-    check(len(rows) == steps // 10 + 1, f"the first run's thermo CSV has {len(rows)} rows, "
-          f"expected {steps // 10 + 1}")
-    check(not os.path.exists(lock), "the finished run left its lock behind")
-    print(f"concurrent run refused (exit 2, {holder}); the first run finished with all "
-          f"{len(rows)} thermo rows and removed its lock")
-
-    host = socket.gethostname()
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    cases = [
-        ("dead pid", f"host = {host}\npid = {gone.pid}\nstart_ticks = 1\njob = \nsince = x\n", 0,
-         0, "no longer exists"),
-        ("reused pid", f"host = {host}\npid = {os.getpid()}\nstart_ticks = 1\njob = \nsince = x\n",
-         0, 0, "the pid was reused"),
-        ("live lease elsewhere", "host = other-host\npid = 7\nstart_ticks = 1\njob = 99\nsince = x\n",
-         0, 2, "host other-host, pid 7, Slurm job 99"),
-        ("expired lease elsewhere", "host = other-host\npid = 7\nstart_ticks = 1\njob = 99\nsince = x\n",
-         600, 0, "its host is gone or cut off"),
-    ]
-    for what, content, age, expect, phrase in cases:
-        with open(lock, "w") as f:
-            f.write(content)
-        if age:
-            then = time.time() - age
-            os.utime(lock, (then, then))
-        rc, text = r.run(1, MD_DECK, out, ["--set=run.steps=20", "--restart=none"], expect=None)
-        check(rc == expect and phrase in text,
-              f"{what}: exit {rc}, expected {expect} with '{phrase}':\n{text[-2000:]}")
-        if expect == 0:
-            check("taking over the stale lock" in text, f"{what}: the takeover was silent")
-            check(not os.path.exists(lock), f"{what}: the run left its lock behind")
-        else:
-            os.remove(lock)
-        print(f"{what}: exit {rc} ({phrase})")
-
-    # A run stopped by a signal (exit 75) releases the lock too.
-    p = r.start(1, MD_DECK, out, [f"--set=run.steps={steps}", "--restart=none"])
-    while not os.path.exists(lock) and p.poll() is None:
-        time.sleep(0.01)
-    time.sleep(0.5)
-    signal_ranks(out, signal.SIGTERM)
-    check(p.wait(timeout=120) == RESUMABLE, "SIGTERM: not exit 75")
-    check(not os.path.exists(lock), "a run stopped by SIGTERM left its lock behind")
-    print("a run stopped by SIGTERM (exit 75) removed its lock")
-
-
-WRAPPER = os.path.join(HERE, "..", "..", "tools", "stratus-mpiexec")
-
-
-def scenario_mpiexec_sigterm(r):
-    """SIGTERM to the launcher of a 2-rank run (what systemd or a container stop sends): Open
-    MPI's mpiexec exits 1 (reported, not asserted), tools/stratus-mpiexec has the ranks write a
-    checkpoint and exits 75; the same command then resumes and finishes (exit 0)."""
-    base = os.path.join(r.work, "mpiexec-sigterm")
-    shutil.rmtree(base, ignore_errors=True)
-    out = os.path.join(base, "run")
-    args = ["-n", "2"] + r.preflags + [r.stratus, "run", MD_DECK, "--output-dir", out,
-                                       "--set=run.steps=40000", "--set=checkpoint.every=200",
-                                       "--set=checkpoint.interval=off"]
-    env = dict(ENV, STRATUS_MPIEXEC=r.mpiexec)
-    os.makedirs(base)
-    codes = {}
-    for launcher in ("mpiexec", "wrapper"):
-        shutil.rmtree(out, ignore_errors=True)
-        cmd = ([r.mpiexec] if launcher == "mpiexec" else [WRAPPER]) + args
-        log = open(os.path.join(base, f"{launcher}.log"), "w")
-        p = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=base)
-        check(wait_for_step(out, "lj_small", 200, p), f"{launcher}: ended before step 200")
-        p.send_signal(signal.SIGTERM)
-        codes[launcher] = p.wait(timeout=120)
-        log.close()
-    # Plain mpiexec tears down on SIGTERM (its code and the ranks' last output are lost); the
-    # wrapper stops the ranks through SIGUSR1 and keeps both.
-    text = open(os.path.join(base, "wrapper.log")).read()
-    check("stopped: signal (SIGUSR1)" in text, "wrapper: the ranks did not stop on the "
-          f"signal:\n{text[-3000:]}")
-    check(codes["wrapper"] == RESUMABLE, f"tools/stratus-mpiexec exited {codes['wrapper']} after "
-          f"a SIGTERM, expected {RESUMABLE}")
-    check(not [f for f in os.listdir(base) if f.startswith(".stratus-exit")],
-          "the wrapper left its exit-code file behind")
-    rc = subprocess.run([WRAPPER] + args[:-3] + ["--set=run.steps=600"], env=env, cwd=base,
-                        capture_output=True, text=True, timeout=300)
-    check(rc.returncode == 0, f"resume through the wrapper: exit {rc.returncode}:\n{rc.stdout[-2000:]}")
-    check(resumed_step(rc.stdout + rc.stderr) >= 200, "the resume did not start from a checkpoint")
-    print(f"SIGTERM to the launcher of 2 ranks: plain mpiexec exited {codes['mpiexec']}, "
-          f"tools/stratus-mpiexec exited {codes['wrapper']}; resumed through the wrapper: exit 0")
-
-
 def timed_reference(r, deck, outdir, extra, timeout=600):
     """Runs `deck` from step 0 and returns (start-up seconds, stepping seconds): the time until
     the log says it starts from step 0, and the time from there to the end."""
@@ -791,8 +679,6 @@ def main():
         "walltime": lambda: scenario_walltime(r),
         "diskfull": lambda: scenario_diskfull(r),
         "legacy": lambda: scenario_legacy(r),
-        "lock": lambda: scenario_lock(r),
-        "mpiexec-sigterm": lambda: scenario_mpiexec_sigterm(r),
     }
     if args.scenario not in scenarios:
         sys.exit(f"unknown scenario {args.scenario}; one of {', '.join(scenarios)}")
