@@ -44,11 +44,9 @@ void MdSolver::declare_state(StateDescriptor& state) {
   // each atom's rank and slot (the layout). The ids are the rows' ids.
   StateDescriptor::Particles atoms;
   atoms.n_global = &natoms_;
-  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
-    const ParticleColumn& c = atoms_.columns[k];
-    if (!c.flags().checkpoint || c.name() == "id") continue;
-    (c.kind() == ColumnKind::real ? atoms.reals : atoms.ints).push_back({c.name(), c.components()});
-  }
+  for (const ParticleColumn* c : checkpoint_columns())
+    (c->kind() == ColumnKind::real ? atoms.reals : atoms.ints)
+        .push_back({c->name(), c->components()});
   atoms.reals.push_back({"position_at_build", 3});
   atoms.ints.push_back({"rank", 1});
   atoms.ints.push_back({"slot", 1});
@@ -59,18 +57,25 @@ void MdSolver::declare_state(StateDescriptor& state) {
   state.particles(std::move(atoms));
 }
 
+std::vector<ParticleColumn*> MdSolver::checkpoint_columns() const {
+  std::vector<ParticleColumn*> out;
+  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
+    ParticleColumn& c = atoms_.columns[k];
+    if (c.flags().checkpoint && c.name() != "id") out.push_back(&c);  // ids are the rows' ids
+  }
+  return out;
+}
+
 io::ParticleColumns MdSolver::checkpoint_rows() const {
   const int n = atoms_.nlocal;
   io::ParticleColumns c;
   c.n_global = natoms_;
   c.ids = atoms_.columns.at("id").host_integers(n);
-  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
-    const ParticleColumn& col = atoms_.columns[k];
-    if (!col.flags().checkpoint || col.name() == "id") continue;
-    if (col.kind() == ColumnKind::real)
-      c.reals.push_back({col.name(), col.components(), col.host_reals(n)});
+  for (const ParticleColumn* col : checkpoint_columns()) {
+    if (col->kind() == ColumnKind::real)
+      c.reals.push_back({col->name(), col->components(), col->host_reals(n)});
     else
-      c.ints.push_back({col.name(), col.components(), col.host_integers(n)});
+      c.ints.push_back({col->name(), col->components(), col->host_integers(n)});
   }
   auto xb = Kokkos::create_mirror_view_and_copy(HostMemSpace(), x_at_build_);
   io::ParticleColumns::Reals built{"position_at_build", 3, {}};
@@ -134,9 +139,8 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
   install_atoms(a);
   const int n = atoms_.nlocal;
   // Every other checkpointed column (forces, added properties) in the same order.
-  for (std::size_t k = 0; k < atoms_.columns.size(); ++k) {
-    ParticleColumn& col = atoms_.columns[k];
-    if (!col.flags().checkpoint || col.name() == "id") continue;
+  for (ParticleColumn* column : checkpoint_columns()) {
+    ParticleColumn& col = *column;
     const auto w = static_cast<std::size_t>(col.components());
     const auto reorder = [&](const auto& values) {
       std::remove_cvref_t<decltype(values)> out;

@@ -114,6 +114,8 @@ class MdSolver : public Solver {
   /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first atom
   /// with a non-finite position, velocity or force. Collective: every rank calls it alike.
   [[noreturn]] void blow_up(const std::string& what) const;
+  /// The per-atom columns a checkpoint holds (flagged `checkpoint`; the ids are its row ids).
+  [[nodiscard]] std::vector<ParticleColumn*> checkpoint_columns() const;
   /// This rank's atoms as checkpoint columns (with each atom's rank and slot: the layout).
   [[nodiscard]] io::ParticleColumns checkpoint_rows() const;
   /// Puts a checkpoint's block of atoms where they belong: back in their saved slots with the
