@@ -37,7 +37,7 @@ constexpr hsize_t kFramesPerChunk = 256;
 
 /// Problems found on any rank, agreed on by all before anything is written: [0] nlocal outside
 /// the arrays, [1] ids outside [0, natoms), [2] ids owned twice, [3] ids owned by no rank, [4]
-/// non-finite positions or velocities.
+/// non-finite positions, velocities or extra real values.
 struct FrameProblems {
   static constexpr int kKinds = 5;
   std::int64_t count[kKinds] = {0, 0, 0, 0, 0};
@@ -56,10 +56,10 @@ struct FrameProblems {
     MPI_Allreduce(MPI_IN_PLACE, first, kKinds, MPI_INT64_T, MPI_MIN, comm);
     if (count[0] + count[1] + count[2] + count[3] + count[4] == 0) return;
     std::string what;
-    const char* kinds[kKinds] = {"rank(s) passed nlocal outside [0, array size)",
-                                 "atom(s) with an id outside [0, natoms)", "id(s) owned twice",
-                                 "id(s) owned by no rank",
-                                 "atom(s) with a non-finite position or velocity (id)"};
+    const char* kinds[kKinds] = {
+        "rank(s) passed nlocal outside [0, array size)", "atom(s) with an id outside [0, natoms)",
+        "id(s) owned twice", "id(s) owned by no rank",
+        "atom(s) with a non-finite position, velocity or other value (id)"};
     for (int k = 0; k < kKinds; ++k) {
       if (count[k] == 0) continue;
       what += fmt::format("{}{} {} (first: {})", what.empty() ? "" : "; ", count[k], kinds[k],
@@ -67,7 +67,7 @@ struct FrameProblems {
     }
     throw RuntimeError(fmt::format(
         "{}: H5MD frame at step {} not written: every id in [0, {}) must be owned exactly once "
-        "with a finite position and velocity, but found {}",
+        "with finite real values, but found {}",
         path, step, natoms, what));
   }
 };
@@ -79,12 +79,31 @@ struct IdBlock {
   std::vector<double> pos, vel;
   std::vector<std::int32_t> species, images;
   std::vector<std::int64_t> ids;
+  /// One per extra element: its values in id order (reals or integers, by its kind).
+  struct Extra {
+    std::vector<double> reals;
+    std::vector<std::int64_t> integers;
+  };
+  std::vector<Extra> extras;
 };
 
-/// Sends every atom to the rank whose block holds its id (one particle plan, five columns) and
-/// places it in its row; notes ids out of range, owned twice or by no rank. Collective.
+/// Places `width` values per row of `received` (row r of the plan's output) into `out` at the
+/// row `slot[r]` says (-1: dropped, a duplicate).
+template <class T>
+void place_rows(const std::vector<T>& received, std::size_t width, const std::vector<long>& slot,
+                std::vector<T>& out) {
+  for (std::size_t r = 0; r < slot.size(); ++r) {
+    if (slot[r] < 0) continue;
+    const auto k = static_cast<std::size_t>(slot[r]);
+    for (std::size_t d = 0; d < width; ++d) out[width * k + d] = received[width * r + d];
+  }
+}
+
+/// Sends every atom to the rank whose block holds its id (one particle plan for every column)
+/// and places it in its row; notes ids out of range, owned twice or by no rank, and non-finite
+/// reals. Collective.
 IdBlock gather_block(MPI_Comm comm, const H5mdRows& in, int n, std::int64_t natoms,
-                     FrameProblems& problems) {
+                     const std::vector<H5mdElement>& extras, FrameProblems& problems) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -113,11 +132,8 @@ IdBlock gather_block(MPI_Comm comm, const H5mdRows& in, int n, std::int64_t nato
   const RowBlock mine = row_block(natoms, rank, ranks);
   b.first = mine.first;
   b.rows = static_cast<std::size_t>(mine.count);
-  b.pos.assign(3 * b.rows, 0.0);
-  b.vel.assign(3 * b.rows, 0.0);
-  b.species.assign(b.rows, 0);
-  b.ids.assign(b.rows, 0);
-  b.images.assign(3 * b.rows, 0);
+  // Where each received atom goes in the block (-1: a duplicate, dropped).
+  std::vector<long> slot(id.size(), -1);
   std::vector<unsigned char> seen(b.rows, 0);
   for (std::size_t r = 0; r < id.size(); ++r) {
     const auto k = static_cast<std::size_t>(id[r] - b.first);
@@ -126,21 +142,47 @@ IdBlock gather_block(MPI_Comm comm, const H5mdRows& in, int n, std::int64_t nato
       continue;
     }
     seen[k] = 1;
-    b.ids[k] = id[r];
-    b.species[k] = static_cast<std::int32_t>(type[r]);
-    for (std::size_t d = 0; d < 3; ++d) {
-      b.pos[3 * k + d] = x[3 * r + d];
-      b.vel[3 * k + d] = v[3 * r + d];
-      b.images[3 * k + d] = static_cast<std::int32_t>(image[3 * r + d]);
+    slot[r] = static_cast<long>(k);
+  }
+  const auto narrow = [](const auto& values) {
+    return std::vector<std::int32_t>(values.begin(), values.end());
+  };
+  b.pos.assign(3 * b.rows, 0.0);
+  b.vel.assign(3 * b.rows, 0.0);
+  b.species.assign(b.rows, 0);
+  b.ids.assign(b.rows, 0);
+  b.images.assign(3 * b.rows, 0);
+  place_rows(id, 1, slot, b.ids);
+  place_rows(narrow(type), 1, slot, b.species);
+  place_rows(x, 3, slot, b.pos);
+  place_rows(v, 3, slot, b.vel);
+  place_rows(narrow(image), 3, slot, b.images);
+  std::vector<unsigned char> finite(b.rows, 1);
+  const auto check_finite = [&](const std::vector<double>& values, std::size_t width) {
+    for (std::size_t k = 0; k < b.rows; ++k)
+      for (std::size_t d = 0; d < width; ++d)
+        if (!std::isfinite(values[width * k + d])) finite[k] = 0;
+  };
+  check_finite(b.pos, 3);
+  check_finite(b.vel, 3);
+  for (std::size_t e = 0; e < extras.size(); ++e) {
+    const auto width = static_cast<std::size_t>(extras[e].components);
+    IdBlock::Extra out;
+    if (extras[e].integer) {
+      out.integers.assign(width * b.rows, 0);
+      place_rows(plan.execute(head(in.extras[e].integers, width), static_cast<int>(width)), width,
+                 slot, out.integers);
+    } else {
+      out.reals.assign(width * b.rows, 0.0);
+      place_rows(plan.execute(head(in.extras[e].reals, width), static_cast<int>(width)), width,
+                 slot, out.reals);
+      check_finite(out.reals, width);
     }
+    b.extras.push_back(std::move(out));
   }
   for (std::size_t k = 0; k < b.rows; ++k) {
     if (seen[k] == 0) problems.note(3, b.first + static_cast<std::int64_t>(k));
-    for (std::size_t d = 0; d < 3; ++d)
-      if (!std::isfinite(b.pos[3 * k + d]) || !std::isfinite(b.vel[3 * k + d])) {
-        problems.note(4, b.first + static_cast<std::int64_t>(k));
-        break;
-      }
+    if (finite[k] == 0) problems.note(4, b.first + static_cast<std::int64_t>(k));
   }
   return b;
 }
@@ -226,13 +268,34 @@ void require_open(hid_t file, const std::string& path) {
   if (file < 0) throw RuntimeError(fmt::format("{}: H5MD file used after close()", path));
 }
 
+/// Throws RuntimeError naming the first extra element that cannot be written.
+void check_extras(const std::string& path, const std::vector<H5mdElement>& extras) {
+  static const char* const kBuiltIn[] = {"position", "velocity", "species", "id", "image", "box"};
+  for (std::size_t e = 0; e < extras.size(); ++e) {
+    const H5mdElement& x = extras[e];
+    std::string why;
+    if (x.name.empty() || x.name == "." || x.name == ".." || x.name.find('/') != std::string::npos)
+      why = "is not a plain HDF5 name (empty, '.', '..' or holding '/')";
+    else if (std::find(std::begin(kBuiltIn), std::end(kBuiltIn), x.name) != std::end(kBuiltIn))
+      why = "is the name of a built-in H5MD element";
+    else if (std::any_of(extras.begin(), extras.begin() + static_cast<std::ptrdiff_t>(e),
+                         [&](const H5mdElement& y) { return y.name == x.name; }))
+      why = "is given twice";
+    else if (x.components < 1 || x.components > 64)
+      why = fmt::format("has {} components (1 to 64 allowed)", x.components);
+    if (!why.empty())
+      throw RuntimeError(fmt::format("{}: extra trajectory element \"{}\" {}", path, x.name, why));
+  }
+}
+
 }  // namespace
 
 H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
                        std::int64_t natoms, const std::array<double, 3>& box_edges,
                        const std::string& length_unit, const std::string& time_unit,
-                       const std::vector<std::string>& boundary, const std::string& author)
-    : comm_(comm), path_(path), natoms_(natoms), edges_(box_edges) {
+                       const std::vector<std::string>& boundary, const std::string& author,
+                       const std::vector<H5mdElement>& extras)
+    : comm_(comm), path_(path), natoms_(natoms), edges_(box_edges), extras_(extras) {
   datasets_.fill(-1);
   if (natoms < 1) {
     throw RuntimeError(
@@ -253,6 +316,8 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
         fmt::format("{}: boundary must list 3 of \"periodic\" or \"none\", not {} entries", path,
                     boundary.size()));
   }
+
+  check_extras(path, extras);
 
   file_ = detail::create_stratus_file(comm_, path_, "h5md", resolved_deck);
   QuietHdf5Errors quiet;
@@ -299,6 +364,20 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
       datasets_[e.slot] = create_series(file_, path_, group + "/value", e.type, e.shape,
                                         chunk_frames, rows_for(e.row_bytes));
     }
+    std::vector<std::string> linked;  // every element but position shares its step and time
+    for (const auto& e : elements)
+      if (e.slot != kPosition) linked.emplace_back(e.name);
+    for (const H5mdElement& e : extras_) {
+      const std::string group = root + "/" + e.name;
+      detail::create_groups(file_, path_, group);
+      const auto width = static_cast<hsize_t>(e.components);
+      std::vector<hsize_t> shape{n};
+      if (e.components > 1) shape.push_back(width);
+      extra_datasets_.push_back(create_series(file_, path_, group + "/value",
+                                              e.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, shape, 1,
+                                              rows_for(static_cast<std::size_t>(width) * 8)));
+      linked.push_back(e.name);
+    }
     // One step and one time dataset, shared by every element through hard links (all are
     // sampled together).
     const std::string first = root + "/position";
@@ -306,11 +385,10 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
         create_series(file_, path_, first + "/step", H5T_STD_I64LE, {}, kFramesPerChunk, 1);
     datasets_[kTime] =
         create_series(file_, path_, first + "/time", H5T_IEEE_F64LE, {}, kFramesPerChunk, 1);
-    for (const auto& e : elements) {
-      if (e.slot == kPosition) continue;
+    for (const auto& name : linked) {
       for (const char* series : {"step", "time"}) {
         const std::string target = first + "/" + series;
-        const std::string link = root + "/" + e.name + "/" + series;
+        const std::string link = root + "/" + name + "/" + series;
         checked(
             H5Lcreate_hard(file_, target.c_str(), file_, link.c_str(), H5P_DEFAULT, H5P_DEFAULT),
             path_, "linking " + link);
@@ -349,9 +427,7 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
                                  "periodic image: unwrapped position = position + image * edge");
     checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing the file");
   } catch (...) {
-    for (hid_t& d : datasets_) {
-      if (d >= 0) H5Dclose(std::exchange(d, -1));
-    }
+    close_datasets();
     H5Fclose(std::exchange(file_, -1));
     throw;
   }
@@ -372,15 +448,25 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdRows& rows_in,
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   FrameProblems problems;
-  const std::size_t capacity =
-      std::min({rows_in.x.size() / 3, rows_in.v.size() / 3, rows_in.type.size(), rows_in.id.size(),
-                rows_in.image.size() / 3});
+  if (rows_in.extras.size() != extras_.size()) {
+    throw RuntimeError(
+        fmt::format("{}: H5MD frame at step {} not written: {} extra column(s) "
+                    "given for the file's {} extra element(s)",
+                    path_, step, rows_in.extras.size(), extras_.size()));
+  }
+  std::size_t capacity = std::min({rows_in.x.size() / 3, rows_in.v.size() / 3, rows_in.type.size(),
+                                   rows_in.id.size(), rows_in.image.size() / 3});
+  for (std::size_t e = 0; e < extras_.size(); ++e) {
+    const auto& values = rows_in.extras[e];
+    const std::size_t size = extras_[e].integer ? values.integers.size() : values.reals.size();
+    capacity = std::min(capacity, size / static_cast<std::size_t>(extras_[e].components));
+  }
   int n = nlocal;
   if (nlocal < 0 || static_cast<std::size_t>(nlocal) > capacity) {
     problems.note(0, nlocal);
     n = 0;
   }
-  const IdBlock block = gather_block(comm_, rows_in, n, natoms_, problems);
+  const IdBlock block = gather_block(comm_, rows_in, n, natoms_, extras_, problems);
   problems.agree_or_throw(comm_, path_, step, natoms_);
   const auto rows = block.rows;
   const std::int64_t begin = block.first;
@@ -404,6 +490,16 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdRows& rows_in,
               ids.data());
   write_frame(datasets_[kImage], path_, "image/value", H5T_NATIVE_INT32, frame, first_row, rows,
               images.data());
+  for (std::size_t e = 0; e < extras_.size(); ++e) {
+    extend(extra_datasets_[e], path_, frame + 1);
+    const std::string what = extras_[e].name + "/value";
+    if (extras_[e].integer)
+      write_frame(extra_datasets_[e], path_, what.c_str(), H5T_NATIVE_INT64, frame, first_row, rows,
+                  block.extras[e].integers.data());
+    else
+      write_frame(extra_datasets_[e], path_, what.c_str(), H5T_NATIVE_DOUBLE, frame, first_row,
+                  rows, block.extras[e].reals.data());
+  }
   // Per-frame data: rank 0 writes, the others select nothing.
   const hsize_t mine = rank == 0 ? 1 : 0;
   const double box[9] = {edges_[0], 0.0, 0.0, 0.0, edges_[1], 0.0, 0.0, 0.0, edges_[2]};
@@ -415,12 +511,18 @@ void H5mdWriter::append(std::int64_t step, double time, const H5mdRows& rows_in,
   ++frames_;
 }
 
-void H5mdWriter::close() {
-  if (file_ < 0) return;
-  QuietHdf5Errors quiet;
+void H5mdWriter::close_datasets() noexcept {
   for (hid_t& d : datasets_) {
     if (d >= 0) H5Dclose(std::exchange(d, -1));
   }
+  for (hid_t d : extra_datasets_) H5Dclose(d);
+  extra_datasets_.clear();
+}
+
+void H5mdWriter::close() {
+  if (file_ < 0) return;
+  QuietHdf5Errors quiet;
+  close_datasets();
   const hid_t file = std::exchange(file_, -1);
   checked(H5Fclose(file), path_, "closing the file");
 }

@@ -281,7 +281,8 @@ std::vector<std::string> h5md_violations(const std::string& path) {
     std::int64_t natoms = -1;
     const std::function<void(const std::string&, int)> check_element = [&](const std::string& e,
                                                                            int per_atom_rank) {
-      // per_atom_rank: -1 box edges, 0 per-atom scalar, 1 per-atom vector.
+      // per_atom_rank: -1 box edges, 0 per-atom scalar, 1 per-atom vector, 2 either (an
+      // element H5MD does not name: a scalar or any number of values per particle).
       if (object_type(f, e) == H5O_TYPE_DATASET) return;  // time-independent element
       const auto value = dataset_info(f, e + "/value");
       const auto step = dataset_info(f, e + "/step");
@@ -314,8 +315,10 @@ std::vector<std::string> h5md_violations(const std::string& path) {
         if (!vector && !matrix) bad.push_back(e + "/value is not (frames, D) or (frames, D, D)");
         return;
       }
-      const std::size_t want_rank = per_atom_rank == 0 ? 2 : 3;
-      if (value.dims.size() != want_rank || (want_rank == 3 && value.dims[2] != D)) {
+      const bool any_width = per_atom_rank == 2 && value.dims.size() == 3;
+      const std::size_t want_rank =
+          per_atom_rank == 0 || (per_atom_rank == 2 && !any_width) ? 2 : 3;
+      if (value.dims.size() != want_rank || (want_rank == 3 && !any_width && value.dims[2] != D)) {
         bad.push_back(e + "/value has the wrong rank or last dimension");
         return;
       }
@@ -340,7 +343,7 @@ std::vector<std::string> h5md_violations(const std::string& path) {
     for (const auto& name : members(f, g)) {
       if (name == "box") continue;
       const auto it = known.find(name);
-      check_element(g + "/" + name, it == known.end() ? 1 : it->second);
+      check_element(g + "/" + name, it == known.end() ? 2 : it->second);
     }
     const std::map<std::string, H5T_class_t> classes = {{"position", H5T_FLOAT},
                                                         {"image", H5T_INTEGER},
@@ -521,6 +524,94 @@ TEST_F(H5md, BadOwnershipIsRefusedOnEveryRankBeforeWriting) {
   writer.close();
   MPI_Barrier(comm());
   if (rank() == 0) expect_trajectory(path, 1);
+}
+
+TEST_F(H5md, ExtraElementsLandInIdRows) {
+  // A float64 element of one component and an int64 one of two, next to the built-in ones,
+  // from scattered owners (the last rank owning none), in two frames.
+  const std::string path = file("extras.h5");
+  const std::vector<stratus::io::H5mdElement> extras = {{"charge", 1, false},
+                                                        {"partners", 2, true}};
+  const auto charge = [](int f, std::int64_t i) { return 0.5 * static_cast<double>(i % 9) - f; };
+  const auto partner = [](int f, std::int64_t i, int c) { return 3 * i + c + 1000 * f; };
+  {
+    H5mdWriter writer(comm(), path, kDeck, kAtoms, kBox, "sigma", "tau", kPeriodic, "A. Tester",
+                      extras);
+    for (int f = 0; f < 2; ++f) {
+      const auto ids = owned_ids(f, true);
+      const Atoms a = make_atoms(f, ids, 0);
+      const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.x);
+      const auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.v);
+      const auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.type);
+      const auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.image);
+      std::vector<double> q;
+      std::vector<std::int64_t> p;
+      for (const auto i : ids) {
+        q.push_back(charge(f, i));
+        p.push_back(partner(f, i, 0));
+        p.push_back(partner(f, i, 1));
+      }
+      const std::vector<stratus::GlobalId> gid(ids.begin(), ids.end());
+      const std::size_t n = ids.size();
+      stratus::io::H5mdRows rows{{hx.data(), 3 * n}, {hv.data(), 3 * n}, {ht.data(), n}, gid,
+                                 {hm.data(), 3 * n}, {{q, {}}, {{}, p}}};
+      writer.append(step_of(f), time_of(f), rows, a.nlocal);
+      if (f == 0) {
+        // A non-finite extra real is refused like a non-finite position; one extra too few too.
+        auto bad = q;
+        if (!bad.empty() && rank() == 0) bad.back() = std::nan("");
+        auto bad_rows = rows;
+        bad_rows.extras[0].reals = bad;
+        if (rank() == 0)
+          expect_error<stratus::RuntimeError>([&] { writer.append(0, 0.0, bad_rows, a.nlocal); },
+                                              "non-finite position, velocity or other value");
+        else
+          EXPECT_THROW(writer.append(0, 0.0, bad_rows, a.nlocal), stratus::RuntimeError);
+        bad_rows.extras.pop_back();
+        expect_error<stratus::RuntimeError>([&] { writer.append(0, 0.0, bad_rows, a.nlocal); },
+                                            "1 extra column(s) given for the file's 2");
+        EXPECT_EQ(writer.frames(), 1);
+      }
+    }
+    writer.close();
+  }
+  MPI_Barrier(comm());
+  if (rank() == 0) {
+    EXPECT_EQ(h5md_violations(path), std::vector<std::string>{});
+    Closer f{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+    std::vector<hsize_t> dims;
+    const auto q = read_all<double>(f.id, "/particles/all/charge/value", H5T_NATIVE_DOUBLE, &dims);
+    EXPECT_EQ(dims, (std::vector<hsize_t>{2, static_cast<hsize_t>(kAtoms)}));
+    const auto p =
+        read_all<std::int64_t>(f.id, "/particles/all/partners/value", H5T_NATIVE_INT64, &dims);
+    EXPECT_EQ(dims, (std::vector<hsize_t>{2, static_cast<hsize_t>(kAtoms), 2}));
+    const auto steps =
+        read_all<std::int64_t>(f.id, "/particles/all/partners/step", H5T_NATIVE_INT64);
+    EXPECT_EQ(steps, (std::vector<std::int64_t>{step_of(0), step_of(1)}));
+    int bad = 0;
+    for (int fr = 0; fr < 2 && q.size() == 2 * kAtoms && p.size() == 4 * kAtoms; ++fr)
+      for (std::int64_t i = 0; i < kAtoms; ++i) {
+        const auto row = static_cast<std::size_t>(fr * kAtoms + i);
+        if (q[row] != charge(fr, i) || p[2 * row] != partner(fr, i, 0) ||
+            p[2 * row + 1] != partner(fr, i, 1))
+          ++bad;
+      }
+    EXPECT_EQ(bad, 0);
+  }
+  // Names the file cannot hold, or that would shadow a built-in element.
+  const auto refused = [&](stratus::io::H5mdElement e, const std::string& why) {
+    expect_error<stratus::RuntimeError>(
+        [&] {
+          H5mdWriter w(comm(), file("bad-extra.h5"), kDeck, 10, kBox, "sigma", "tau", kPeriodic,
+                       "A. Tester", {{"charge", 1, false}, e});
+        },
+        why);
+  };
+  refused({"species", 1, true}, "\"species\" is the name of a built-in H5MD element");
+  refused({"a/b", 1, false}, "not a plain HDF5 name");
+  refused({"", 1, false}, "not a plain HDF5 name");
+  refused({"charge", 1, false}, "\"charge\" is given twice");
+  refused({"dipole", 0, false}, "has 0 components");
 }
 
 TEST_F(H5md, MisuseThrowsRuntimeError) {

@@ -1,7 +1,7 @@
 // A per-atom property added to a running MD solver by one declaration (AtomData::add_column) is
-// carried by migration and by checkpoints with no other code: saved from the declared state,
-// restored at the same and at another rank count (the restart runs at 1, 2 and 4 ranks and
-// reads a checkpoint written at 1 and at every count), it keeps each atom's value.
+// carried by migration, trajectories and checkpoints with no other code: written to every H5MD
+// frame in its atom's row, saved from the declared state and restored (the test runs at 1, 2
+// and 4 ranks), it keeps each atom's value.
 #include "scratch_dir.hpp"
 #include "stratus/io/checkpoint.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
@@ -9,6 +9,7 @@
 #include "test_context.hpp"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cmath>
 
@@ -16,11 +17,15 @@ using namespace stratus;
 
 namespace {
 
-io::Deck small_deck() {
+io::Deck small_deck(const std::string& output_dir) {
   SolverRegistry registry;
   register_builtin_solvers(registry);
   const std::string text =
-      "[run]\nsolver = \"md\"\nsteps = 0\n"
+      "[run]\nsolver = \"md\"\nsteps = 200\nname = \"columns\"\n"
+      "[output]\ndir = \"" +
+      output_dir +
+      "\"\n"
+      "[md.trajectory]\nevery = 100\n"
       "[md]\ntimestep = 0.005\n"
       "[md.lattice]\nstyle = \"fcc\"\ndensity = 0.8442\ncells = [6, 6, 6]\n"
       "[md.velocity]\ntemperature = 3.0\nseed = 4242\n"
@@ -34,10 +39,34 @@ io::Deck small_deck() {
 double charge_of(GlobalId id) { return 0.25 * static_cast<double>(id % 7) - 0.75; }
 std::int64_t molecule_of(GlobalId id) { return static_cast<std::int64_t>(id / 3); }
 
-/// The declaration a solver with charges would make (flags: migrate, ghost, checkpoint).
+/// The declaration a solver with charges would make (flags: migrate, ghost, checkpoint,
+/// trajectory).
 void declare_charge(md::AtomData& atoms) {
-  atoms.add_column<Real>("charge", {.migrate = true, .ghost = true, .checkpoint = true});
-  atoms.add_column<std::int64_t>("molecule", {.migrate = true, .checkpoint = true});
+  atoms.add_column<Real>("charge",
+                         {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
+  atoms.add_column<std::int64_t>("molecule",
+                                 {.migrate = true, .checkpoint = true, .trajectory = true});
+}
+
+/// Dataset `name` of the HDF5 file `path` (serial read), with its shape.
+template <class T>
+std::vector<T> read_dataset(const std::string& path, const std::string& name, hid_t mem_type,
+                            std::vector<hsize_t>& shape) {
+  std::vector<T> values;
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return values;
+  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  if (d >= 0) {
+    const hid_t space = H5Dget_space(d);
+    shape.assign(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
+    H5Sget_simple_extent_dims(space, shape.data(), nullptr);
+    values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    if (H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) values.clear();
+    H5Sclose(space);
+    H5Dclose(d);
+  }
+  H5Fclose(file);
+  return values;
 }
 
 /// Counts the owned atoms whose added values are not those of their id.
@@ -61,7 +90,7 @@ class MdColumns : public stratus::testing::ScratchDirTest {
 
 TEST_F(MdColumns, AnAddedPropertyTravelsAndComesBackFromACheckpoint) {
   auto& ctx = stratus::testing::context();
-  const io::Deck deck = small_deck();
+  const io::Deck deck = small_deck(dir_.string());
   const std::string path = file("columns.h5");
   std::int64_t natoms = 0;
   {
@@ -80,7 +109,10 @@ TEST_F(MdColumns, AnAddedPropertyTravelsAndComesBackFromACheckpoint) {
       Kokkos::deep_copy(atoms.column<std::int64_t>("molecule"), m);
     }
     const std::int64_t rebuilds = a.rebuilds();
-    for (int s = 0; s < 200; ++s) a.step();  // T = 3: atoms cross subdomains between rebuilds
+    // T = 3: atoms cross subdomains between rebuilds. Frames at steps 0, 100 and 200.
+    a.open_outputs(-1);
+    for (int s = 0; s < 200; ++s) a.advance(200);
+    a.close_outputs(200, 0.0);
     ASSERT_GT(a.rebuilds(), rebuilds + 3) << "no migration happened";
     EXPECT_EQ(wrong_values(atoms), 0) << "an added column lost its values in migration";
     natoms = a.natoms();
@@ -91,7 +123,28 @@ TEST_F(MdColumns, AnAddedPropertyTravelsAndComesBackFromACheckpoint) {
     state.save(w);
     w.commit();
   }
-  // The file holds the columns under their names, in id order.
+  // Every trajectory frame holds the added columns in id rows, next to the built-in ones.
+  if (ctx.rank() == 0) {
+    const std::string h5md = file("columns.h5md");
+    std::vector<hsize_t> shape;
+    const auto q =
+        read_dataset<double>(h5md, "/particles/all/charge/value", H5T_NATIVE_DOUBLE, shape);
+    ASSERT_EQ(shape, (std::vector<hsize_t>{3, static_cast<hsize_t>(natoms)}))
+        << "the charge is not in the trajectory";
+    const auto m =
+        read_dataset<std::int64_t>(h5md, "/particles/all/molecule/value", H5T_NATIVE_INT64, shape);
+    ASSERT_EQ(shape, (std::vector<hsize_t>{3, static_cast<hsize_t>(natoms)}));
+    const auto steps =
+        read_dataset<std::int64_t>(h5md, "/particles/all/charge/step", H5T_NATIVE_INT64, shape);
+    EXPECT_EQ(steps, (std::vector<std::int64_t>{0, 100, 200}));
+    int bad = 0;
+    for (std::size_t k = 0; k < q.size(); ++k) {
+      const auto id = static_cast<GlobalId>(k % static_cast<std::size_t>(natoms));
+      if (q[k] != charge_of(id) || m[k] != molecule_of(id)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << "an added column reached the trajectory in the wrong rows";
+  }
+  // The checkpoint holds the columns under their names, in id order.
   {
     io::CheckpointReader r(ctx.comm(), path);
     r.verify();

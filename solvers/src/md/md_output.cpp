@@ -37,9 +37,10 @@ void MdSolver::write_frame() {
   if (!trajectory_)
     trajectory_ = std::make_unique<io::H5mdWriter>(
         ctx_.comm(), trajectory_part_path(trajectory_part_), config_.deck_toml, natoms_,
-        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau");
-  append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_.x, atoms_.v,
-               atoms_.type, atoms_.id, atoms_.image, atoms_.nlocal);
+        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau",
+        std::vector<std::string>{"periodic", "periodic", "periodic"}, "Stratus user",
+        trajectory_extras(atoms_));
+  append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_);
   ++trajectory_frames_;
 }
 

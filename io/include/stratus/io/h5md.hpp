@@ -12,6 +12,9 @@
 //   /particles/all/species     value (frames, N) int32: the atom type, 0-based
 //   /particles/all/id          value (frames, N) int64: the global id (= the row)
 //   /particles/all/image       value (frames, N, 3) int32: unwrapped = position + image * edge
+//   /particles/all/NAME        one more element per extra column the writer was given (a
+//                              per-atom property flagged for trajectories, e.g. charge):
+//                              value (frames, N) or (frames, N, components), float64 or int64
 // Every time-dependent element holds `value`, `step` (int64, frames) and `time` (float64,
 // frames, @unit = time); step and time are one pair of datasets hard-linked into every element.
 // Row r of every value is the atom with global id r, whatever the decomposition.
@@ -31,6 +34,14 @@
 
 namespace stratus::io {
 
+/// A per-atom element of a trajectory beyond position, velocity, species, id and image: a
+/// property such as a charge or a molecule id, written as /particles/all/NAME/value.
+struct H5mdElement {
+  std::string name;    ///< an HDF5 link name: not empty, no '/', not "." or a built-in name
+  int components = 1;  ///< values per atom (1: value is (frames, N), else (frames, N, components))
+  bool integer = false;  ///< int64 values, else float64
+};
+
 /// This rank's atoms of one frame in host memory, row i of every column the same atom (the
 /// md solver copies them from the device: stratus::md::append_frame).
 struct H5mdRows {
@@ -38,6 +49,13 @@ struct H5mdRows {
   std::span<const int> type;
   std::span<const GlobalId> id;
   std::span<const int> image;  ///< 3 per atom
+  /// One per extra element of the writer, in its order, `components` values per atom: `reals`
+  /// for a float64 element, `integers` for an int64 one (the other one empty).
+  struct Extra {
+    std::span<const double> reals;
+    std::span<const std::int64_t> integers;
+  };
+  std::vector<Extra> extras;
 };
 
 /// An H5MD 1.1 trajectory file, one frame appended per call, written collectively over `comm`.
@@ -51,23 +69,30 @@ class H5mdWriter {
   /// ("sigma", "tau") are dimensionless for H5MD and readers refuse unit strings they cannot
   /// convert (MDAnalysis 2.4 even with convert_units=False): they are written as
   /// `reduced_unit` attributes instead. `boundary` holds "periodic" or "none" per axis.
+  /// `extras` are the per-atom elements written besides the built-in ones (every append()
+  /// passes their rows in this order).
   /// Throws RuntimeError if the file cannot be created or an argument is invalid (natoms < 1,
-  /// an edge not positive and finite, a boundary not 3 of "periodic" / "none").
+  /// an edge not positive and finite, a boundary not 3 of "periodic" / "none", an extra element
+  /// whose name is empty, holds '/', is "." or "..", repeats or takes a built-in name, or whose
+  /// components are not 1 to 64).
   H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
              std::int64_t natoms, const std::array<double, 3>& box_edges,
              const std::string& length_unit, const std::string& time_unit,
              const std::vector<std::string>& boundary = {"periodic", "periodic", "periodic"},
-             const std::string& author = "Stratus user");
+             const std::string& author = "Stratus user",
+             const std::vector<H5mdElement>& extras = {});
   ~H5mdWriter();
   H5mdWriter(const H5mdWriter&) = delete;
   H5mdWriter& operator=(const H5mdWriter&) = delete;
 
   /// Appends one frame (collective): rows [0, nlocal) of `rows` are this rank's owned
-  /// atoms (any order, any split across ranks, nlocal may be 0). Together the ranks must own
-  /// every id in [0, natoms) exactly once; otherwise throws RuntimeError on every rank before
-  /// anything is written. Atoms are redistributed by id (MPI_Alltoallv) so that each rank writes
-  /// one contiguous block of rows; the file is flushed afterwards, so a run killed later
-  /// still leaves every frame appended so far readable.
+  /// atoms (any order, any split across ranks, nlocal may be 0), with one entry of
+  /// `rows.extras` per extra element. Together the ranks must own every id in [0, natoms)
+  /// exactly once, with finite real values; otherwise throws RuntimeError on every rank before
+  /// anything is written (as it does when `rows.extras` does not match the extra elements). Atoms
+  /// are redistributed by id (MPI_Alltoallv) so that each rank writes one contiguous block of rows;
+  /// the file is flushed afterwards, so a run killed later still leaves every frame appended so far
+  /// readable.
   void append(std::int64_t step, double time, const H5mdRows& rows, int nlocal);
 
   /// Flushes and closes (collective); a second close() does nothing, append() afterwards
@@ -90,6 +115,11 @@ class H5mdWriter {
   std::int64_t frames_ = 0;
   hid_t file_ = -1;
   std::array<hid_t, kSlots> datasets_{};
+  /// Closes every open dataset (no error reported).
+  void close_datasets() noexcept;
+
+  std::vector<H5mdElement> extras_;
+  std::vector<hid_t> extra_datasets_;  ///< one per extras_ entry
 };
 
 /// Frame `frame` (negative: counted from the end, -1 the last) of particle group `group` of the

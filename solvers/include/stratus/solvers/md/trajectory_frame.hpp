@@ -4,8 +4,10 @@
 
 #include "stratus/io/h5md.hpp"
 #include "stratus/kernels/md/types.hpp"
+#include "stratus/solvers/md/atoms.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace stratus::md {
 
@@ -16,5 +18,15 @@ void append_frame(io::H5mdWriter& writer, std::int64_t step, double time,
                   const kernels::md::Vectors& x, const kernels::md::Vectors& v,
                   const kernels::md::Types& type, const kernels::md::Ids& id,
                   const kernels::md::Images& image, int nlocal);
+
+/// The extra trajectory elements of `atoms`: every column flagged `trajectory` besides the
+/// built-in position, velocity, type, id and image (which the writer always has), in column
+/// order, float64 for real columns and int64 for integer ones. Throws RuntimeError for a
+/// flagged column of another kind (a record), which has no numbers to write.
+std::vector<io::H5mdElement> trajectory_extras(const AtomData& atoms);
+
+/// Appends the owned atoms as one frame: the built-in columns and every extra element of
+/// trajectory_extras(atoms), which `writer` must have been created with. Collective.
+void append_frame(io::H5mdWriter& writer, std::int64_t step, double time, const AtomData& atoms);
 
 }  // namespace stratus::md
