@@ -213,6 +213,32 @@ std::vector<std::string> Schema::children(std::string_view parent) const {
   return out;
 }
 
+bool Schema::may_change_on_restart(std::string_view key) const {
+  std::string path;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] == '[') {
+      const auto close = key.find(']', i);
+      if (close == std::string_view::npos) break;
+      i = close;
+      continue;
+    }
+    path += key[i];
+  }
+  const auto dot = path.rfind('.');
+  if (dot == std::string::npos) return false;
+  const SectionSpec* section = find(std::string_view(path).substr(0, dot));
+  if (section == nullptr) return false;
+  if (const ParamSpec* p = section->find(std::string_view(path).substr(dot + 1));
+      p != nullptr && p->restart_free)
+    return true;
+  for (auto end = dot; end != std::string::npos; end = path.rfind('.', end - 1)) {
+    const SectionSpec* s = find(std::string_view(path).substr(0, end));
+    if (s != nullptr && s->restart_free) return true;
+    if (end == 0) break;
+  }
+  return false;
+}
+
 std::vector<std::string> Schema::all_keys() const {
   std::vector<std::string> out;
   for (const auto& s : sections_)

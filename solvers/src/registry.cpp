@@ -33,19 +33,22 @@ Schema common_schema(const SolverRegistry& registry) {
   Schema schema;
   auto& run = schema.section("run", "What to run and for how long.", "run");
   run.add_string("solver", "The solver that runs this deck.").one_of(registry.names());
-  run.add_int("steps", "Number of time steps to run.").at_least(0);
+  run.add_int("steps", "Number of time steps to run.").at_least(0).may_change_on_restart();
   run.add_string("name",
                  "Name of the run, used for output file names; \"\" takes the deck file's name "
                  "without its extension.")
       .plain_file_name()
-      .set_default(std::string());
+      .set_default(std::string())
+      .may_change_on_restart();
   run.add_real("price_per_node_hour",
                "Price of one node for one hour, in any currency: the run summary then estimates "
                "the run's cost (nodes x wall hours x price) and its cost per unit of simulated "
                "time (0: no estimate).")
       .at_least(0.0)
-      .set_default(0.0);
+      .set_default(0.0)
+      .may_change_on_restart();
   auto& out = schema.section("output", "Where and how results are written.", "run");
+  out.may_change_on_restart();
   out.add_string("dir",
                  "Directory for every file the run writes (created if missing); "
                  "`stratus run --output-dir` sets it.")
@@ -102,15 +105,20 @@ void section_markdown(std::string& out, const SectionSpec& s) {
   out += fmt::format("### `[{}{}{}]`\n\n{}\n\n", s.repeated ? "[" : "", s.path,
                      s.repeated ? "]" : "", s.doc);
   if (s.optional) out += "Optional section: give it whole or leave it out.\n\n";
+  if (s.restart_free)
+    out +=
+        "Every key here may change on restart (a run resumed from a checkpoint may set it "
+        "differently).\n\n";
   if (s.params.empty()) return;
   out += "| key | type and allowed values | default | unit | description |\n";
   out += "|---|---|---|---|---|\n";
   for (const auto& p : s.params) {
-    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", p.name, markdown_escape(p.expectation()),
-                       p.default_value
-                           ? fmt::format("`{}`", markdown_escape(to_toml(*p.default_value)))
-                           : std::string("**required**"),
-                       p.unit_name.empty() ? "" : p.unit_name, markdown_escape(p.doc));
+    out += fmt::format(
+        "| `{}` | {} | {} | {} | {} |\n", p.name, markdown_escape(p.expectation()),
+        p.default_value ? fmt::format("`{}`", markdown_escape(to_toml(*p.default_value)))
+                        : std::string("**required**"),
+        p.unit_name.empty() ? "" : p.unit_name,
+        markdown_escape(p.doc) + (p.restart_free ? " *May change on restart.*" : ""));
   }
   out += "\n";
 }

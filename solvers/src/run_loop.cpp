@@ -31,6 +31,7 @@ void declare_checkpoint_section(Schema& schema) {
       "When and where checkpoints are written (docs/checkpointing.md). A run resumes from the "
       "newest valid checkpoint by default (`stratus run --restart`).",
       "run");
+  c.may_change_on_restart();
   c.add_string("dir", "Directory of the checkpoints; \"\" is OUTPUT_DIR/checkpoints.")
       .set_default(std::string());
   c.add_int("every", "Write a checkpoint every this many steps (0: not by step count).")
@@ -173,12 +174,6 @@ class DeckMismatch : public InputError {
   using InputError::InputError;
 };
 
-bool is_free_key(const std::string& key, const std::vector<std::string>& free) {
-  for (const auto& f : free)
-    if (key == f || (f.ends_with('.') && key.starts_with(f))) return true;
-  return false;
-}
-
 /// Broadcasts a list of strings from rank 0.
 std::vector<std::string> bcast_strings(MPI_Comm comm, std::vector<std::string> items) {
   std::string packed;
@@ -218,8 +213,8 @@ void rename_aside(const Context& ctx, const std::string& path, const char* suffi
 
 /// Refuses a checkpoint of another solver, or one whose deck differs from this one in a key
 /// that changes the physics (DeckMismatch), unless --allow-deck-change.
-void check_deck(const Context& ctx, const io::Deck& deck, const Solver& solver,
-                const RunOptions& options, const io::CheckpointReader& r) {
+void check_deck(const Context& ctx, const io::Deck& deck, const RunOptions& options,
+                const io::CheckpointReader& r) {
   const auto& info = r.info();
   const std::string& name = deck.string("run.solver");
   if (info.solver != name)
@@ -236,12 +231,9 @@ void check_deck(const Context& ctx, const io::Deck& deck, const Solver& solver,
         "{}: its deck does not load with this deck's schema ({}): refusing to resume from it",
         r.path(), e.what()));
   }
-  std::vector<std::string> free = {"run.steps", "run.name", "run.price_per_node_hour", "output.",
-                                   "checkpoint."};
-  for (auto& k : solver.restart_free_keys()) free.push_back(k);
   std::vector<std::string> changed;
   for (const auto& d : stored.differences(deck)) {
-    if (is_free_key(d.key, free)) continue;
+    if (deck.schema().may_change_on_restart(d.key)) continue;
     changed.push_back(fmt::format("  {}: {} in the checkpoint, {} now", d.key, d.before, d.after));
   }
   if (changed.empty()) return;
@@ -252,7 +244,8 @@ void check_deck(const Context& ctx, const io::Deck& deck, const Solver& solver,
   }
   throw DeckMismatch(fmt::format(
       "{}: the deck changed since this checkpoint in {} key(s) that change the physics:\n{}\n"
-      "Only run.steps, [output], [checkpoint] and output settings may change on restart; "
+      "Only the keys docs/input-reference.md marks \"may change on restart\" (run.steps, "
+      "[output], [checkpoint], output settings) may change; "
       "pass --allow-deck-change to resume anyway, or --restart none to start fresh.",
       r.path(), changed.size(), join(changed, "\n")));
 }
@@ -311,7 +304,7 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
       if (automatic && fs::path(store.path_for(info.step)).filename() != fs::path(path).filename())
         throw InputError(fmt::format(
             "{}: holds step {}, but its name says another step: not trusted", path, info.step));
-      check_deck(ctx, deck, solver, options, reader);
+      check_deck(ctx, deck, options, reader);
       state.restore(reader);
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "

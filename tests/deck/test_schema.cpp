@@ -66,6 +66,30 @@ TEST(Schema, ChildrenAndKeys) {
             (std::vector<std::string>{"run.steps", "heat.diffusivity", "heat.initial.amplitude"}));
 }
 
+TEST(Schema, KeysThatMayChangeOnRestart) {
+  // Declared on the key, or on its section or a section above it; nothing else.
+  Schema schema;
+  auto& run = schema.section("run", "", "run");
+  run.add_int("steps", "").may_change_on_restart();
+  run.add_string("solver", "");
+  schema.section("md", "", "md").add_real("timestep", "");
+  schema.section("md.thermo", "", "md").may_change_on_restart().add_int("every", "");
+  schema.section("md.thermo.columns", "", "md").add_int("width", "");
+  schema.section("md.pair", "", "md").add_real("cutoff", "");
+  schema.section("md.pair.coeff", "", "md", true).add_real("sigma", "").may_change_on_restart();
+  EXPECT_TRUE(schema.may_change_on_restart("run.steps"));
+  EXPECT_FALSE(schema.may_change_on_restart("run.solver"));
+  EXPECT_FALSE(schema.may_change_on_restart("md.timestep"));
+  EXPECT_TRUE(schema.may_change_on_restart("md.thermo.every"));
+  EXPECT_TRUE(schema.may_change_on_restart("md.thermo.columns.width"));  // below a free section
+  EXPECT_FALSE(schema.may_change_on_restart("md.pair.cutoff"));
+  EXPECT_TRUE(schema.may_change_on_restart("md.pair.coeff[2].sigma"));  // the index is ignored
+  EXPECT_FALSE(schema.may_change_on_restart("md.thermostat.every"));    // unknown section
+  EXPECT_FALSE(schema.may_change_on_restart("md.thermo"));              // a section, not a key
+  EXPECT_FALSE(schema.may_change_on_restart("steps"));
+  EXPECT_FALSE(schema.may_change_on_restart(""));
+}
+
 TEST(Schema, TomlSpelling) {
   EXPECT_EQ(to_toml(ParamValue{true}), "true");
   EXPECT_EQ(to_toml(ParamValue{std::int64_t{-3}}), "-3");

@@ -39,7 +39,8 @@ void EulerSolver::declare_sections(Schema& schema) {
              "run.steps only. run.steps stays an upper bound.")
       .at_least(0.0)
       .unit("time")
-      .set_default(0.0);
+      .set_default(0.0)
+      .may_change_on_restart();  // like run.steps, only where to stop
   e.add_string("integrator",
                "Time integrator: rk2 (SSP Heun), rk3 (SSP Shu-Osher) or rk4 (classical, for "
                "smooth flows).")
@@ -67,13 +68,17 @@ void EulerSolver::declare_sections(Schema& schema) {
       .set_default(std::vector<std::int64_t>{0, 0, 0});
   e.add_int("log_every", "Log and write totals every this many steps (0: first and last only).")
       .at_least(0)
-      .set_default(std::int64_t{10});
+      .set_default(std::int64_t{10})
+      .may_change_on_restart();
   e.add_real("field_interval",
              "Write a field file every this much simulated time (0: at the start and the end).")
       .at_least(0.0)
       .unit("time")
-      .set_default(0.0);
-  e.add_bool("write_fields", "Write field files and their XDMF index.").set_default(true);
+      .set_default(0.0)
+      .may_change_on_restart();
+  e.add_bool("write_fields", "Write field files and their XDMF index.")
+      .set_default(true)
+      .may_change_on_restart();
 
   auto& b = schema.section("euler.boundary",
                            "Boundary condition of each face: periodic (both faces of an axis), "

@@ -45,10 +45,12 @@ void HeatSolver::declare_sections(Schema& schema) {
       .set_default(std::vector<std::int64_t>{0, 0, 0});
   h.add_int("log_every", "Log diagnostics every this many steps (0: first and last step only).")
       .at_least(0)
-      .set_default(std::int64_t{10});
+      .set_default(std::int64_t{10})
+      .may_change_on_restart();
   h.add_bool("write_field",
              "Write the final field to OUTPUT_DIR/NAME.h5 and its XDMF index NAME.xdmf (ParaView).")
-      .set_default(true);
+      .set_default(true)
+      .may_change_on_restart();
 
   auto& init = schema.section(
       "heat.initial",

@@ -160,12 +160,14 @@ void MdSolver::declare_sections(Schema& schema) {
       "build; position + image * box unwraps them), images, velocities, "
       "species and ids of every atom, in global-id order.",
       "md");
+  tr.may_change_on_restart();
   tr.add_int("every", "Write a frame every this many steps, starting at step 0 (0: no trajectory).")
       .at_least(0)
       .set_default(std::int64_t{0});
 
   auto& th = schema.section(
       "md.thermo", "Thermodynamic output on stdout and in OUTPUT_DIR/NAME.thermo.csv.", "md");
+  th.may_change_on_restart();
   th.add_int("every", "Print every this many steps (0: first and last step only).")
       .at_least(0)
       .set_default(std::int64_t{100});

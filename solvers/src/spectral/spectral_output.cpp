@@ -46,7 +46,7 @@ Field3D to_zyx(const fft::RealField& f) {
 
 void SpectralSolver::read_initial_file(const io::Deck& deck, const std::string& path) {
   const auto& rb = fft_->real_block();
-  const std::array<std::int64_t, 3> dims{n_[2], n_[1], n_[0]};
+  const std::array<std::int64_t, 3> dims{cells_[2], cells_[1], cells_[0]};
   const std::array<std::int64_t, 3> begin{0, rb.begin[1], rb.begin[0]};
   const std::array<std::int64_t, 3> extent{rb.extent[2], rb.extent[1], rb.extent[0]};
   for (int c = 0; c < 3; ++c) {
@@ -70,7 +70,7 @@ void SpectralSolver::write_snapshot(const std::string& path) {
   auto t = ctx_.timers().scope("spectral: snapshots", Phase::output);
   const auto& rb = fft_->real_block();
   const GridBlock block{{0, rb.begin[1], rb.begin[0]}, {rb.extent[2], rb.extent[1], rb.extent[0]}};
-  const std::array<std::int64_t, 3> global{n_[2], n_[1], n_[0]};
+  const std::array<std::int64_t, 3> global{cells_[2], cells_[1], cells_[0]};
   io::H5Writer out(ctx_.comm(), path, "field", config_.deck_toml);
   out.create_group("/fields");
   fft::RealField f = fft_->make_real("spectral::snapshot");
@@ -94,15 +94,16 @@ void SpectralSolver::write_snapshot(const std::string& path) {
     }
     ks::cross_product(u_, w_, 3, 0, 0, 0);
     for (int c = 0; c < 3; ++c) fft_->forward(w_[c], nl_[c]);
-    ks::pressure_from_nonlinear(modes_, nl_, 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]),
-                                tmp_.x);
+    ks::pressure_from_nonlinear(
+        modes_, nl_, 1.0 / static_cast<double>(cells_[0] * cells_[1] * cells_[2]), tmp_.x);
     fft_->backward(tmp_.x, f);
     ks::subtract_kinetic(u_, f);
     out.write_field("/fields/p", stratus::grid_array(to_zyx(f)), 0, block, global);
   }
   out.write_attribute("/fields", "step", step_);
   out.write_attribute("/fields", "time", time_);
-  out.write_attribute("/fields", "points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]});
+  out.write_attribute("/fields", "points",
+                      std::vector<std::int64_t>{cells_[0], cells_[1], cells_[2]});
   out.write_attribute("/fields", "box_lo", std::vector<double>{origin_[0], origin_[1], origin_[2]});
   out.write_attribute(
       "/fields", "box_hi",
@@ -115,10 +116,11 @@ void SpectralSolver::write_snapshot(const std::string& path) {
 void SpectralSolver::write_series_file() const {
   if (ctx_.rank() != 0) return;
   io::XdmfGrid grid;
-  grid.dims = {n_[2], n_[1], n_[0]};
+  grid.dims = {cells_[2], cells_[1], cells_[0]};
   grid.origin = {origin_[2], origin_[1], origin_[0]};
-  grid.spacing = {box_[2] / static_cast<double>(n_[2]), box_[1] / static_cast<double>(n_[1]),
-                  box_[0] / static_cast<double>(n_[0])};
+  grid.spacing = {box_[2] / static_cast<double>(cells_[2]),
+                  box_[1] / static_cast<double>(cells_[1]),
+                  box_[0] / static_cast<double>(cells_[0])};
   for (const char* f : kSnapshotFields) grid.scalars.emplace_back(f);
   if (config_.pressure) grid.scalars.emplace_back("p");
   std::vector<io::XdmfSnapshot> snaps;
@@ -293,14 +295,14 @@ void SpectralSolver::declare_state(StateDescriptor& state) {
                                        fft_->process_grid()[0], fft_->process_grid()[1]);
                   }});
   state.clock(&step_, &time_, &dt_);
-  state.invariant("points", std::vector<std::int64_t>{n_[0], n_[1], n_[2]}, "grid");
+  state.invariant("points", std::vector<std::int64_t>{cells_[0], cells_[1], cells_[2]}, "grid");
   state.record("rk_stages",
                [this] { return std::vector<std::int64_t>{std::int64_t(rk_a_.size())}; });
   // The velocity's Fourier modes, as doubles: this rank's (kz, ky, 2 kx) block of the global
   // half-spectrum.
   const GridBlock block{{modes_.begin[2], modes_.begin[1], 0},
                         {modes_.extent[2], modes_.extent[1], 2 * modes_.extent[0]}};
-  const std::array<std::int64_t, 3> global{n_[2] / 2 + 1, n_[1], 2 * n_[0]};
+  const std::array<std::int64_t, 3> global{cells_[2] / 2 + 1, cells_[1], 2 * cells_[0]};
   for (int c = 0; c < 3; ++c) {
     StateDescriptor::Field f;
     f.name = std::string("uhat_") + "xyz"[c];

@@ -111,7 +111,8 @@ void SpectralSolver::declare_sections(Schema& schema) {
                "deck's grid.")
       .set_default(std::string());
 
-  auto& x = schema.section("spectral.fft", "Distributed FFTs (docs/cfd-spectral.md).", "spectral");
+  auto& x = schema.section("spectral.fft", "Distributed FFTs (docs/cfd-spectral.md).", "spectral")
+                .may_change_on_restart();
   x.add_string("decomposition",
                "slab (one all-to-all a transform), pencil (two, more ranks possible) or auto "
                "(a slab when the grid allows one).")
@@ -129,7 +130,8 @@ void SpectralSolver::declare_sections(Schema& schema) {
       .one_of({"estimate", "measure"})
       .set_default(std::string("measure"));
 
-  auto& o = schema.section("spectral.output", "Diagnostics, spectra and snapshots.", "spectral");
+  auto& o = schema.section("spectral.output", "Diagnostics, spectra and snapshots.", "spectral")
+                .may_change_on_restart();
   o.add_int("diag_every",
             "Diagnostics (log and NAME.diag.csv) every this many steps (0: first and last).")
       .at_least(0)

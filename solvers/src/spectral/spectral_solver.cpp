@@ -178,7 +178,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
     : ctx_(ctx), config_(SpectralConfig::from(deck)) {
   const SpectralConfig& c = config_;
   dims_ = c.dims;
-  n_ = c.n;
+  cells_ = c.n;
   box_ = c.box;
   origin_ = c.origin;
   nu_ = c.viscosity;
@@ -187,7 +187,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
   fft::Options options = c.fft;
   options.transport = device::choice(ctx).transport;
   try {
-    fft_ = std::make_unique<fft::DistributedFft>(ctx.comm(), n_, options);
+    fft_ = std::make_unique<fft::DistributedFft>(ctx.comm(), cells_, options);
   } catch (const InputError& e) {
     const bool grid_set = !deck.origin("spectral.fft.process_grid").is_default;
     throw deck.error_at(grid_set ? "spectral.fft.process_grid"
@@ -199,7 +199,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
 
   const auto& sb = fft_->spectral_block();
   for (int a = 0; a < 3; ++a) {
-    modes_.n[a] = n_[a];
+    modes_.n[a] = cells_[a];
     modes_.begin[a] = sb.begin[a];
     modes_.extent[a] = sb.extent[a];
     modes_.k0[a] = kTwoPi / box_[a];
@@ -235,7 +235,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
   ctx.log().info(
       "spectral: {}D, {} x {} x {} points, box {:.6g} x {:.6g} x {:.6g}, nu = {:.6g}, "
       "{} form, {}, {} on {} ranks",
-      dims_, n_[0], n_[1], n_[2], box_[0], box_[1], box_[2], nu_,
+      dims_, cells_[0], cells_[1], cells_[2], box_[0], box_[1], box_[2], nu_,
       rotational_ ? "rotational" : "skew-symmetric", c.scheme_name, fft_->describe(), ctx.size());
 }
 
@@ -244,13 +244,13 @@ SpectralSolver::~SpectralSolver() = default;
 void SpectralSolver::set_initial_condition(const io::Deck& deck) {
   using Initial = SpectralConfig::Initial;
   const auto& init = config_.initial;
-  const double inv_n = 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]);
+  const double inv_n = 1.0 / static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
   const auto& rb = fft_->real_block();
   ks::PointGrid g;
   for (int a = 0; a < 3; ++a) {
     g.begin[a] = rb.begin[a];
     g.origin[a] = origin_[a];
-    g.dx[a] = box_[a] / static_cast<double>(n_[a]);
+    g.dx[a] = box_[a] / static_cast<double>(cells_[a]);
   }
   const auto& modes = init.modes;
   if (init.type == Initial::random) {
@@ -288,10 +288,10 @@ void SpectralSolver::rebuild_tables() {
 void SpectralSolver::nonlinear(const ks::SpectralVec& us, bool first_stage) {
   auto t = ctx_.timers().scope("spectral: nonlinear term", Phase::compute);
   const int d = dims_;
-  const double inv_n = 1.0 / static_cast<double>(n_[0] * n_[1] * n_[2]);
-  const double inv_dx = static_cast<double>(n_[0]) / box_[0];
-  const double inv_dy = static_cast<double>(n_[1]) / box_[1];
-  const double inv_dz = static_cast<double>(n_[2]) / box_[2];
+  const double inv_n = 1.0 / static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
+  const double inv_dx = static_cast<double>(cells_[0]) / box_[0];
+  const double inv_dy = static_cast<double>(cells_[1]) / box_[1];
+  const double inv_dz = static_cast<double>(cells_[2]) / box_[2];
   double rate = 0;
   for (int c = 0; c < d; ++c) fft_->backward(us[c], u_[c]);
   if (rotational_) {
@@ -397,7 +397,7 @@ SpectralSolver::Diagnostics SpectralSolver::diagnostics() {
 std::vector<double> SpectralSolver::spectrum() const {
   double kmax2 = 0;
   for (int a = 0; a < dims_; ++a)
-    kmax2 += std::pow(modes_.k0[a] * static_cast<double>(n_[a]) / 2, 2);
+    kmax2 += std::pow(modes_.k0[a] * static_cast<double>(cells_[a]) / 2, 2);
   const auto bins = static_cast<std::size_t>(std::sqrt(kmax2) / dk_) + 2;
   std::vector<double> local(bins, 0.0), global(bins, 0.0);
   std::array<HostMirrorOf<Kokkos::View<ks::Complex***, Kokkos::LayoutRight, DevMemSpace>>, 3> h;

@@ -38,6 +38,9 @@ struct ParamSpec {
   std::vector<std::string> choices;   ///< allowed strings (empty: any)
   std::optional<std::size_t> length;  ///< required list length
   bool file_name = false;             ///< a string that becomes part of a file name
+  /// The key may differ between a checkpoint and its restart: it changes what is written or
+  /// where the run stops, never the physics of the steps run.
+  bool restart_free = false;
 
   ParamSpec& unit(std::string u) {
     unit_name = std::move(u);
@@ -78,6 +81,10 @@ struct ParamSpec {
     file_name = true;
     return *this;
   }
+  ParamSpec& may_change_on_restart() {
+    restart_free = true;
+    return *this;
+  }
   ParamSpec& list_length(std::size_t n) {
     length = n;
     return *this;
@@ -101,7 +108,15 @@ struct SectionSpec {
   /// An optional section is either given whole or left out: when absent, nothing is filled in
   /// and its required keys are not asked for (Deck::has_section tells which).
   bool optional = false;
+  /// Every key of this section and of the sections below it may change on restart (output
+  /// settings; see ParamSpec::restart_free).
+  bool restart_free = false;
   std::vector<ParamSpec> params;
+
+  SectionSpec& may_change_on_restart() {
+    restart_free = true;
+    return *this;
+  }
 
   ParamSpec& add(std::string name, ParamType type, std::string doc);
   ParamSpec& add_bool(std::string name, std::string doc) {
@@ -141,6 +156,10 @@ class Schema {
   [[nodiscard]] std::vector<std::string> children(std::string_view parent) const;
   /// Full key paths of every parameter ("run.steps", ...), for "did you mean" across sections.
   [[nodiscard]] std::vector<std::string> all_keys() const;
+  /// Whether the full key path `key` ("md.thermo.every"; an index of a repeated section, as in
+  /// "md.pair.coeff[1].sigma", is ignored) may differ between a checkpoint and its restart: the
+  /// key is declared so, or its section or a section above it is. False for unknown keys.
+  [[nodiscard]] bool may_change_on_restart(std::string_view key) const;
 
  private:
   std::deque<SectionSpec> sections_;  // deque: references stay valid as sections are added

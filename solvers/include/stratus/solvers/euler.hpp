@@ -12,7 +12,7 @@
 #include "stratus/kernels/euler/fluxes.hpp"
 #include "stratus/kernels/euler/problems.hpp"
 #include "stratus/kernels/euler/reductions.hpp"
-#include "stratus/solvers/solver.hpp"
+#include "stratus/solvers/grid_solver.hpp"
 
 #include <memory>
 #include <string>
@@ -55,7 +55,7 @@ struct EulerConfig {
   static EulerConfig from(const io::Deck& deck);
 };
 
-class EulerSolver : public Solver {
+class EulerSolver : public GridSolver {
  public:
   /// Declares [euler], [euler.boundary], [euler.viscosity] and [euler.initial].
   static void declare_sections(Schema& schema);
@@ -67,23 +67,13 @@ class EulerSolver : public Solver {
   // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.series.csv (totals every
   // euler.log_every steps), field files OUTPUT_DIR/NAME.fields.STEP.h5 and their XDMF index
   // OUTPUT_DIR/NAME.xdmf (ParaView).
-  [[nodiscard]] std::int64_t current_step() const override { return step_; }
-  [[nodiscard]] double current_time() const override { return time_; }
   [[nodiscard]] bool reached_end() const override;
   [[nodiscard]] double end_time() const override { return t_end_; }
-  [[nodiscard]] double work_per_step() const override {
-    return static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
-  }
-  [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
   void declare_state(StateDescriptor& state) override;
-  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    // t_end, like run.steps, only says where to stop: a finished run can be continued.
-    return {"euler.t_end", "euler.log_every", "euler.field_interval", "euler.write_fields"};
-  }
 
   /// Advances one step (dt from the CFL condition, clipped to reach euler.t_end). Throws
   /// RuntimeError naming the cell, step and values when a density or pressure goes
@@ -135,7 +125,6 @@ class EulerSolver : public Solver {
   EulerConfig config_;
   std::unique_ptr<CartDecomposition> decomposition_;
   GridBlock block_;
-  std::array<std::int64_t, 3> cells_{};
   kernels::euler::Grid grid_;
   kernels::euler::Gas gas_;
   kernels::euler::Scheme scheme_;
@@ -147,8 +136,7 @@ class EulerSolver : public Solver {
   std::unique_ptr<GridHalo> halo_;
   kernels::euler::State u_, u0_, acc_, flux_, states_, w_;
   std::vector<Field3D> fields_;  // the five components of u_ (halo exchange, files)
-  std::int64_t step_ = 0;
-  double time_ = 0, dt_ = 0;
+  double dt_ = 0;
   // field output: next output time, and the frames written so far (step, time)
   double next_frame_time_ = 0;
   std::vector<std::int64_t> frame_steps_;

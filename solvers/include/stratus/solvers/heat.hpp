@@ -9,7 +9,7 @@
 #include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/heat.hpp"
-#include "stratus/solvers/solver.hpp"
+#include "stratus/solvers/grid_solver.hpp"
 
 #include <memory>
 #include <string>
@@ -36,7 +36,7 @@ struct HeatConfig {
   static HeatConfig from(const io::Deck& deck);
 };
 
-class HeatSolver : public Solver {
+class HeatSolver : public GridSolver {
  public:
   /// Declares [heat] and [heat.initial].
   static void declare_sections(Schema& schema);
@@ -49,20 +49,12 @@ class HeatSolver : public Solver {
   // The shared time loop's hooks (see Solver). Outputs: OUTPUT_DIR/NAME.diag.csv (diagnostics
   // every heat.log_every steps) and, at the end, OUTPUT_DIR/NAME.h5 (the field, x fastest)
   // with its XDMF index OUTPUT_DIR/NAME.xdmf.
-  [[nodiscard]] std::int64_t current_step() const override { return step_; }
   [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
-  [[nodiscard]] double work_per_step() const override {
-    return static_cast<double>(cells_[0] * cells_[1] * cells_[2]);
-  }
-  [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
   void declare_state(StateDescriptor& state) override;
-  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    return {"heat.log_every", "heat.write_field"};
-  }
 
   /// Advances one step. Collective.
   void step();
@@ -97,7 +89,6 @@ class HeatSolver : public Solver {
   HeatConfig config_;
   std::unique_ptr<CartDecomposition> decomposition_;
   GridBlock block_;
-  std::array<std::int64_t, 3> cells_{};
   kernels::HeatBlock geometry_;
   kernels::HeatBoundaries boundary_{};
   kernels::HeatModes modes_{};
@@ -105,7 +96,6 @@ class HeatSolver : public Solver {
   std::array<Real, 3> coefficients_{};
   std::unique_ptr<GridHalo> halo_;
   Field3D u_, next_;
-  std::int64_t step_ = 0;
   std::unique_ptr<io::SeriesFile> diag_;
 };
 

@@ -66,10 +66,6 @@ class Solver {
     double cost_span = 1;                 ///< the cost estimate is per this much simulated time
   };
   [[nodiscard]] virtual TimeUnits time_units() const { return {}; }
-
-  /// Deck keys (or "section." prefixes) of this solver that may change between a checkpoint
-  /// and its restart, besides run.steps, [output] and [checkpoint]: output settings.
-  [[nodiscard]] virtual std::vector<std::string> restart_free_keys() const { return {}; }
 };
 
 /// How `stratus run` was asked to start and stop (command-line options).

@@ -10,7 +10,7 @@
 #include "stratus/io/output.hpp"
 #include "stratus/io/series.hpp"
 #include "stratus/kernels/spectral/navier_stokes.hpp"
-#include "stratus/solvers/solver.hpp"
+#include "stratus/solvers/grid_solver.hpp"
 
 #include <memory>
 #include <string>
@@ -54,7 +54,7 @@ struct SpectralConfig {
   static SpectralConfig from(const io::Deck& deck);
 };
 
-class SpectralSolver : public Solver {
+class SpectralSolver : public GridSolver {
  public:
   /// Declares [spectral] and its subsections.
   static void declare_sections(Schema& schema);
@@ -66,20 +66,11 @@ class SpectralSolver : public Solver {
 
   // The shared time loop's hooks (see Solver). Outputs: NAME.diag.csv, NAME.spectrum.csv and
   // NAME.spectra.h5 (E(k)), NAME.fields.STEP.h5 snapshots with the series NAME.xmf.
-  [[nodiscard]] std::int64_t current_step() const override { return step_; }
-  [[nodiscard]] double current_time() const override { return time_; }
-  [[nodiscard]] double work_per_step() const override {
-    return static_cast<double>(n_[0] * n_[1] * n_[2]);
-  }
-  [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
   void open_outputs(std::int64_t resumed_at) override;
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
   void declare_state(StateDescriptor& state) override;
-  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    return {"spectral.output.", "spectral.fft."};
-  }
 
   /// Advances one time step. Collective.
   void step();
@@ -133,16 +124,14 @@ class SpectralSolver : public Solver {
   std::unique_ptr<fft::DistributedFft> fft_;
   kernels::spectral::Modes modes_;
   int dims_ = 3;
-  std::array<std::int64_t, 3> n_{};
   std::array<double, 3> box_{}, origin_{};
-  double nu_ = 0, dt_ = 0, time_ = 0, cfl_ = 0, cfl_rate_ = 0, dt_max_ = 0, dk_ = 1;
+  double nu_ = 0, dt_ = 0, cfl_ = 0, cfl_rate_ = 0, dt_max_ = 0, dk_ = 1;
   bool adaptive_ = false, rotational_ = true;
   std::vector<double> rk_a_, rk_b_, rk_c_;
   double tables_dt_ = -1;
   std::vector<kernels::spectral::ModeTable> decay_;  // E(c_s), s = 0..S-1, then E(1)
   kernels::spectral::StageParams forcing_;
   double injection_ = 0;
-  std::int64_t step_ = 0;
   // state (frame of the step's start), RK register, stage velocity and vorticity, nonlinear
   // term and a spectral scratch (skew form)
   kernels::spectral::SpectralVec v_, q_, us_, om_, nl_, tmp_;

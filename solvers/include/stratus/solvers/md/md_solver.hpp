@@ -61,9 +61,6 @@ class MdSolver : public Solver {
   void advance(std::int64_t final_step) override;
   void sync_outputs() override;
   void close_outputs(std::int64_t steps, double seconds) override;
-  [[nodiscard]] std::vector<std::string> restart_free_keys() const override {
-    return {"md.thermo.", "md.trajectory."};
-  }
   // md_checkpoint.cpp
   void declare_state(StateDescriptor& state) override;
 
