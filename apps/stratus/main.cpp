@@ -145,7 +145,8 @@ int run_or_check(stratus::Context& ctx, const stratus::SolverRegistry& registry,
         "output.progress_every", o.progress_every, "--progress-every " + o.progress_every));
   const auto deck = stratus::load_run_deck(ctx, registry, o.deck, overrides);
   if (check_only) {
-    registry.find(deck.string("run.solver"))->configure(deck);
+    stratus::check_memory(ctx, deck, registry.find(deck.string("run.solver"))->configure(deck),
+                          false);
     if (ctx.rank() == 0) std::fputs(deck.to_toml().c_str(), stdout);
     return 0;
   }

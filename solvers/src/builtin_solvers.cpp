@@ -13,12 +13,12 @@ void register_builtin_solvers(SolverRegistry& registry) {
       "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid",
       [](Schema& s) { HeatSolver::declare_sections(s); },
       [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); },
-      [](const io::Deck& deck) { (void)HeatConfig::from(deck); }});
+      [](const io::Deck& deck) { return HeatConfig::from(deck).memory(); }});
   registry.add(SolverEntry{
       "md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
       [](Schema& s) { md::MdSolver::declare_sections(s); },
       [](Context& ctx, const io::Deck& deck) { return std::make_unique<md::MdSolver>(ctx, deck); },
-      [](const io::Deck& deck) { (void)md::MdConfig::from(deck); }});
+      [](const io::Deck& deck) { return md::MdConfig::from(deck).memory(); }});
   registry.add(SolverEntry{
       "spectral",
       "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed FFTs)",
@@ -26,14 +26,14 @@ void register_builtin_solvers(SolverRegistry& registry) {
       [](Context& ctx, const io::Deck& deck) {
         return std::make_unique<SpectralSolver>(ctx, deck);
       },
-      [](const io::Deck& deck) { (void)SpectralConfig::from(deck); }});
+      [](const io::Deck& deck) { return SpectralConfig::from(deck).memory(); }});
   registry.add(SolverEntry{
       "euler",
       "compressible finite-volume Euler and Navier-Stokes equations on a block-decomposed "
       "Cartesian grid",
       [](Schema& s) { EulerSolver::declare_sections(s); },
       [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); },
-      [](const io::Deck& deck) { (void)EulerConfig::from(deck); }});
+      [](const io::Deck& deck) { return EulerConfig::from(deck).memory(); }});
 }
 
 }  // namespace stratus

@@ -84,7 +84,9 @@ void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck
   if (!taken_over.empty()) log.warn("{}", taken_over);
   log.info("{}", deck.to_toml());
   const SignalWatch signals(checkpoint_signals(deck));
-  auto solver = registry.find(deck.string("run.solver"))->create(ctx, deck);
+  const SolverEntry* entry = registry.find(deck.string("run.solver"));
+  check_memory(ctx, deck, entry->configure(deck), true);  // before anything is allocated
+  auto solver = entry->create(ctx, deck);
   run_solver(ctx, deck, *solver, options);
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """How a run is launched and owns its output directory, end to end with real processes and
-signals (issue 17): one run per output directory (the run lock) and exit 75 kept through
-mpiexec (tools/stratus-mpiexec).
+signals (issue 17): one run per output directory (the run lock), exit 75 kept through mpiexec
+(tools/stratus-mpiexec), and one rank killed while the others live.
 
   check_launch.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: lock, mpiexec-sigterm. Run with Debian's /usr/bin/python3 (check_restart.py's
+Scenarios: lock, mpiexec-sigterm, rank-killed. Run with Debian's /usr/bin/python3 (check_restart.py's
 helpers need h5py).
 """
 import argparse
@@ -133,9 +133,39 @@ def scenario_mpiexec_sigterm(r):
           f"tools/stratus-mpiexec exited {codes['wrapper']}; resumed through the wrapper: exit 0")
 
 
+def scenario_rank_killed(r):
+    """kill -9 of one rank of a 2-rank run while the other computes (a process lost alone, as
+    the OOM killer does it): the job ends on its own, non-zero, within 30 s (no rank waits
+    forever in a collective); the same command then resumes from the newest checkpoint (taking
+    over the lock the dead run left) and finishes with exit 0."""
+    base = os.path.join(r.work, "rank-killed")
+    shutil.rmtree(base, ignore_errors=True)
+    out = os.path.join(base, "run")
+    args = ["--set=run.steps=40000", "--set=checkpoint.every=200", "--set=checkpoint.interval=off"]
+    p = r.start(2, MD_DECK, out, args + ["--restart=none"])
+    check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
+    pids = signal_ranks(out, signal.SIGKILL, only_last=True)
+    killed = time.time()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise Failure(f"one rank (pid {pids[-1]}) killed: the job still ran 30 s later (a hang)")
+    ended = time.time() - killed
+    check(rc != 0, "one rank killed: the job exited 0")
+    rc, text = r.run(2, MD_DECK, out, ["--set=run.steps=600", "--set=checkpoint.every=200",
+                                        "--set=checkpoint.interval=off"], expect=None)
+    check(rc == 0, f"the resume after a killed rank exited {rc}:\n{text[-3000:]}")
+    step = resumed_step(text)
+    check(step >= 200, f"the resume did not start from a checkpoint (step {step})")
+    print(f"one of 2 ranks killed (SIGKILL): the job ended in {ended:.1f} s with exit {p.returncode}; "
+          f"the same command resumed from step {step} and finished (exit 0)")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["lock", "mpiexec-sigterm"])
+    ap.add_argument("scenario", choices=["lock", "mpiexec-sigterm", "rank-killed"])
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--preflags", default="")
@@ -144,7 +174,8 @@ def main():
     r = Runner(args)
     os.makedirs(args.work, exist_ok=True)
     try:
-        {"lock": scenario_lock, "mpiexec-sigterm": scenario_mpiexec_sigterm}[args.scenario](r)
+        {"lock": scenario_lock, "mpiexec-sigterm": scenario_mpiexec_sigterm,
+         "rank-killed": scenario_rank_killed}[args.scenario](r)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)

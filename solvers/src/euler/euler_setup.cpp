@@ -161,6 +161,11 @@ void check_problem_geometry(const io::Deck& deck, EulerConfig& c) {
 
 }  // namespace
 
+MemoryNeed EulerConfig::memory() const {
+  return memory_of({cells[0], cells[1], cells[2]}, 25 * 8, "euler.cells", "cells",
+                   "the 5 conserved variables, their stage copy and 3 fluxes of each");
+}
+
 EulerConfig EulerConfig::from(const io::Deck& deck) {
   EulerConfig c;
   const auto& cells = deck.integer_list("euler.cells");

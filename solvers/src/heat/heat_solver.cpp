@@ -67,6 +67,11 @@ void HeatSolver::declare_sections(Schema& schema) {
       .set_default(0.0);
 }
 
+MemoryNeed HeatConfig::memory() const {
+  return memory_of({cells[0], cells[1], cells[2]}, 16, "heat.cells", "cells",
+                   "the field and its update, 8-byte reals");
+}
+
 HeatConfig HeatConfig::from(const io::Deck& deck) {
   HeatConfig c;
   const auto& cells = deck.integer_list("heat.cells");

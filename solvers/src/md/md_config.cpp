@@ -111,6 +111,17 @@ void read_source(const io::Deck& deck, MdConfig& c) {
 
 }  // namespace
 
+MemoryNeed MdConfig::memory() const {
+  if (source != Source::lattice) return {};
+  const std::int64_t basis = lattice.style == LatticeStyle::fcc   ? 4
+                             : lattice.style == LatticeStyle::bcc ? 2
+                                                                  : 1;
+  std::vector<std::int64_t> counts(lattice.cells.begin(), lattice.cells.end());
+  counts.push_back(basis);
+  return memory_of(counts, 96, "md.lattice.cells", "atoms",
+                   "position, velocity, force, type, id and image");
+}
+
 MdConfig MdConfig::from(const io::Deck& deck) {
   MdConfig c;
   c.timestep = deck.real("md.timestep");

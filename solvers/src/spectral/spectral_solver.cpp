@@ -117,6 +117,12 @@ void read_initial(const io::Deck& deck, SpectralConfig& c) {
 
 }  // namespace
 
+MemoryNeed SpectralConfig::memory() const {
+  // Six 3-component spectral fields of at least n/2 complex values per axis line, two of reals.
+  return memory_of({n[0], n[1], n[2]}, 6 * 3 * 8 + 2 * 3 * 8, "spectral.points", "grid points",
+                   "6 spectral and 2 grid velocity-sized fields");
+}
+
 SpectralConfig SpectralConfig::from(const io::Deck& deck) {
   SpectralConfig c;
   const auto& points = deck.integer_list("spectral.points");

@@ -53,6 +53,8 @@ struct EulerConfig {
   std::vector<std::string> warnings;
 
   static EulerConfig from(const io::Deck& deck);
+  /// The conserved state, its stage copy and the fluxes: 25 reals a cell, whatever the scheme.
+  [[nodiscard]] MemoryNeed memory() const;
 };
 
 class EulerSolver : public GridSolver {

@@ -34,6 +34,8 @@ struct HeatConfig {
   /// Reads the keys and checks what the schema cannot (offset and modes against the walls,
   /// modes against the grid): DeckError naming the key.
   static HeatConfig from(const io::Deck& deck);
+  /// The field and its update: 16 bytes a cell.
+  [[nodiscard]] MemoryNeed memory() const;
 };
 
 class HeatSolver : public GridSolver {

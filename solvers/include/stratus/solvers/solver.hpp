@@ -80,6 +80,31 @@ struct RunOptions {
   bool allow_deck_change = false;
 };
 
+/// A lower bound of the memory a run needs, summed over its ranks: the arrays its solver
+/// allocates whatever the options, with no halos, message buffers, FFT plans or libraries. A
+/// run whose share on a host exceeds that host's memory cannot work, whatever else happens.
+struct MemoryNeed {
+  double bytes = 0;  ///< 0: known only at set-up (atoms read from a file)
+  std::string key;   ///< the deck key that sets the size, e.g. "euler.cells"
+  std::string what;  ///< how it is counted, e.g. "2.1e9 cells x 200 bytes (state, copy, fluxes)"
+};
+
+/// The need of `count` items (the product of `counts`, in floating point: it may exceed any
+/// integer) of `bytes_each` bytes: "COUNT NOUN x BYTES bytes (CONTENT)".
+MemoryNeed memory_of(const std::vector<std::int64_t>& counts, double bytes_each, std::string key,
+                     const std::string& noun, const std::string& content);
+
+/// Bytes in binary units for messages: "512 B", "23.4 GiB", "1.6e+06 TiB".
+std::string bytes_text(double bytes);
+
+/// Refuses a run whose memory cannot exist (collective): DeckError naming need.key when the
+/// need is not a finite number below 2^63 bytes, or, for the run itself (`this_run`), when the
+/// ranks of some host would need more than that host's physical memory (their share of
+/// need.bytes, the grid or the atoms being split about evenly over the ranks). `stratus check`
+/// (this_run false) may run elsewhere than the run will: it warns instead. A run logs the
+/// estimate.
+void check_memory(const Context& ctx, const io::Deck& deck, const MemoryNeed& need, bool this_run);
+
 struct SolverEntry {
   std::string name;     ///< value of run.solver
   std::string summary;  ///< one line for --help and the input reference
@@ -87,8 +112,9 @@ struct SolverEntry {
   std::function<std::unique_ptr<Solver>(Context&, const io::Deck&)> create;
   /// Reads a checked deck into the solver's typed configuration and throws its DeckError for
   /// what the schema cannot see (values that must fit together); allocates nothing, opens no
-  /// file. `stratus check` runs it, so a deck it passes gets past the configuration at run time.
-  std::function<void(const io::Deck&)> configure;
+  /// file. Returns the memory the run needs at the least (check_memory). `stratus check` and
+  /// `stratus run` run it, so a deck check passes gets past the configuration at run time.
+  std::function<MemoryNeed(const io::Deck&)> configure;
 };
 
 class SolverRegistry {

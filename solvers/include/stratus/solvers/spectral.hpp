@@ -52,6 +52,8 @@ struct SpectralConfig {
   std::string scheme_name;  ///< "rk3" or "rk4", for the log
 
   static SpectralConfig from(const io::Deck& deck);
+  /// Six spectral and two grid vector fields: 192 bytes a grid point at the least.
+  [[nodiscard]] MemoryNeed memory() const;
 };
 
 class SpectralSolver : public GridSolver {

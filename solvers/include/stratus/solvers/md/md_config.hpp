@@ -6,6 +6,7 @@
 
 #include "stratus/io/deck.hpp"
 #include "stratus/io/output.hpp"
+#include "stratus/solvers/solver.hpp"
 
 #include <array>
 #include <cstdint>
@@ -83,6 +84,9 @@ struct MdConfig {
   /// Reads and checks every [md...] key; DeckError naming the key where the deck is
   /// inconsistent.
   static MdConfig from(const io::Deck& deck);
+  /// Position, velocity, force, type, id and image: 96 bytes an atom, for a lattice (atoms from
+  /// a file: 0, known at set-up).
+  [[nodiscard]] MemoryNeed memory() const;
 };
 
 }  // namespace stratus::md
