@@ -1,3 +1,4 @@
+#include "run_config.hpp"
 #include "run_report.hpp"
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
@@ -47,6 +48,15 @@ Schema common_schema(const SolverRegistry& registry) {
       .at_least(0.0)
       .set_default(0.0)
       .may_change_on_restart();
+  run.add_string(
+         "hang_timeout",
+         "End the run (exit 1) when it makes no progress for this long (a duration such as "
+         "\"5min\", or \"off\"): no step or checkpoint completed, as when a host of the run is "
+         "cut off and its peers wait in MPI calls that TCP gives up on only after many minutes. "
+         "The limit grows to 10 x the longest step or checkpoint seen. The same command then "
+         "resumes from the newest checkpoint.")
+      .set_default(std::string("5min"))
+      .may_change_on_restart();
   auto& out = schema.section("output", "Where and how results are written.", "run");
   out.may_change_on_restart();
   out.add_string("dir",
@@ -75,7 +85,7 @@ io::Deck load_run_deck(const Context& ctx, const SolverRegistry& registry, const
 void run_deck(Context& ctx, const SolverRegistry& registry, const io::Deck& deck,
               const RunOptions& options) {
   const auto& log = ctx.log();
-  (void)progress_interval(deck);  // a bad value is refused before the set-up
+  (void)RunConfig::from(deck, options);  // bad durations are refused before the set-up
   io::prepare_output_dir(ctx.comm(), deck);
   std::string taken_over;  // a stale lock's takeover, logged once the run log is open
   const io::RunLock lock(ctx.comm(), deck.string("output.dir"),

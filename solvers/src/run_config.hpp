@@ -35,6 +35,7 @@ struct RunConfig {
   std::int64_t steps = 0;
   double price_per_node_hour = 0;
   double progress_every = 0;  ///< seconds between plain progress lines (infinity: off)
+  double hang_timeout = 0;    ///< run.hang_timeout in seconds (infinity: off)
   io::OutputPaths output;
   std::string deck_path;  ///< as given on the command line
   std::string deck_toml;  ///< the resolved deck, stored in every checkpoint

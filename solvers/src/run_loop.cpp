@@ -8,6 +8,7 @@
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
 #include "stratus/core/timers.hpp"
+#include "stratus/core/watchdog.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/solver.hpp"
 
@@ -135,6 +136,13 @@ RunConfig RunConfig::from(const io::Deck& deck, const RunOptions& options) {
   c.steps = deck.integer("run.steps");
   c.price_per_node_hour = deck.real("run.price_per_node_hour");
   c.progress_every = progress_interval(deck);
+  if (deck.string("run.hang_timeout") == "off") {
+    c.hang_timeout = std::numeric_limits<double>::infinity();
+  } else {
+    c.hang_timeout = duration_or_error(deck, "run.hang_timeout");
+    if (c.hang_timeout <= 0)
+      throw deck.error_at("run.hang_timeout", "must be a duration > 0, or \"off\"");
+  }
   c.output = io::OutputPaths::from(deck);
   c.deck_path = deck.path();
   c.deck_toml = deck.to_toml();
@@ -351,13 +359,14 @@ struct StopAgreement {
 class Driver {
  public:
   Driver(Context& ctx, const RunConfig& config, Solver& solver, const StateDescriptor& state,
-         const io::CheckpointStore& store)
+         const io::CheckpointStore& store, ProgressWatchdog& watchdog)
       : ctx_(ctx),
         config_(config),
         policy_(config.checkpoint),
         solver_(solver),
         state_(state),
-        store_(store) {}
+        store_(store),
+        watchdog_(watchdog) {}
 
   /// Steps the solver from `resumed_at` (-1: a fresh start) to run.steps or its end,
   /// checkpointing on the policy's schedule; throws StopRequested after the checkpoint of a
@@ -383,6 +392,7 @@ class Driver {
   Solver& solver_;
   const StateDescriptor& state_;  // what a checkpoint of the solver holds
   const io::CheckpointStore& store_;
+  ProgressWatchdog& watchdog_;     // told of every step and checkpoint
   double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
   double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
   std::int64_t last_checkpoint_step_ = -1;
@@ -522,6 +532,7 @@ void Driver::run(std::int64_t resumed_at) {
       deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
     const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
+    watchdog_.beat(step);  // every rank got past the step's collective
     const bool last = step >= final_step || solver_.reached_end();
     const char* stop_reason = nullptr;
     std::string stop_detail;
@@ -535,8 +546,13 @@ void Driver::run(std::int64_t resumed_at) {
     const bool due = (policy_.every > 0 && step % policy_.every == 0) || agreed.interval_elapsed ||
                      (last && policy_.at_end) || stop_reason != nullptr;
     std::string path;
-    if (due && step != last_checkpoint_step_)
+    if (due && step != last_checkpoint_step_) {
+      // A write may take long: 10 x the last one's cost, or 10 x the estimate at 20 MB/s.
+      watchdog_.beat(
+          step, 10.0 * (last_cost_ > 0 ? last_cost_ : static_cast<double>(state_.bytes()) / 20e6));
       path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
+      watchdog_.beat(step);
+    }
     if (stop_reason != nullptr && !last) {
       log.end_progress();
       solver_.close_outputs(step - first_step_, wall_seconds() - start);
@@ -592,9 +608,15 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
   }
   StateDescriptor state;
   solver.declare_state(state);
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(host, &length);
+  // Watched from the time loop on: reading a large checkpoint may take longer than any limit.
   const std::int64_t resumed_at =
       resume(ctx, deck, solver, state, options, store, config.output.name);
-  Driver(ctx, config, solver, state, store).run(resumed_at);
+  ProgressWatchdog watchdog(config.hang_timeout, 10.0,
+                            fmt::format("rank {} on host {}", ctx.rank(), host));
+  Driver(ctx, config, solver, state, store, watchdog).run(resumed_at);
 }
 
 }  // namespace stratus

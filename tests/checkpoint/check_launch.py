@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """How a run is launched and owns its output directory, end to end with real processes and
 signals (issue 17): one run per output directory (the run lock), exit 75 kept through mpiexec
-(tools/stratus-mpiexec), and one rank killed while the others live.
+(tools/stratus-mpiexec), and one rank killed or frozen while the others live.
 
   check_launch.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: lock, mpiexec-sigterm, rank-killed. Run with Debian's /usr/bin/python3 (check_restart.py's
+Scenarios: lock, mpiexec-sigterm, rank-killed, rank-frozen. Run with Debian's /usr/bin/python3 (check_restart.py's
 helpers need h5py).
 """
 import argparse
@@ -163,9 +163,50 @@ def scenario_rank_killed(r):
           f"the same command resumed from step {step} and finished (exit 0)")
 
 
+def scenario_rank_frozen(r):
+    """SIGSTOP to one rank of a 2-rank run (a frozen instance: alive, silent): the other rank
+    waits in a collective; run.hang_timeout (5 s here) ends it with a message naming the step,
+    mpiexec then ends the job, and the same command resumes and finishes."""
+    base = os.path.join(r.work, "rank-frozen")
+    shutil.rmtree(base, ignore_errors=True)
+    out = os.path.join(base, "run")
+    args = ["--set=run.steps=40000", "--set=checkpoint.every=200", "--set=checkpoint.interval=off",
+            "--set=run.hang_timeout=\"5s\""]
+    os.makedirs(base)
+    log_path = os.path.join(base, "frozen.log")
+    log = open(log_path, "w")
+    p = r.start(2, MD_DECK, out, args + ["--restart=none"], log=log)
+    check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
+    pids = signal_ranks(out, signal.SIGSTOP, only_last=True)
+    frozen = time.time()
+    try:
+        rc = p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise Failure(f"one rank (pid {pids[-1]}) stopped: the job still ran 60 s later (a hang)")
+    ended = time.time() - frozen
+    log.close()
+    text = open(log_path).read()
+    check(rc != 0, "one rank frozen: the job exited 0")
+    check("no progress for" in text and "run.hang_timeout" in text,
+          f"the waiting rank did not say why it ended:\n{text[-3000:]}")
+    for pid in pids[-1:]:  # mpiexec kills it; make sure before the resume
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    rc, text = r.run(2, MD_DECK, out, ["--set=run.steps=600", "--set=checkpoint.every=200",
+                                        "--set=checkpoint.interval=off"], expect=None)
+    check(rc == 0, f"the resume after a frozen rank exited {rc}:\n{text[-3000:]}")
+    print(f"one of 2 ranks frozen (SIGSTOP): the other ended after run.hang_timeout (5 s), the "
+          f"job in {ended:.1f} s with exit {p.returncode}; the same command resumed from step "
+          f"{resumed_step(text)} and finished (exit 0)")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["lock", "mpiexec-sigterm", "rank-killed"])
+    ap.add_argument("scenario", choices=["lock", "mpiexec-sigterm", "rank-killed", "rank-frozen"])
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--preflags", default="")
@@ -175,7 +216,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     try:
         {"lock": scenario_lock, "mpiexec-sigterm": scenario_mpiexec_sigterm,
-         "rank-killed": scenario_rank_killed}[args.scenario](r)
+         "rank-killed": scenario_rank_killed, "rank-frozen": scenario_rank_frozen}[args.scenario](r)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)

@@ -8,10 +8,17 @@ MPI launching ranks into them over TCP through netns-agent.
 Scenarios:
   same-results  md, euler and spectral on 2 hosts x 2 ranks give bitwise the results of 4
                 ranks on one host (the final checkpoint's state and the CSV series).
+  host-loss     TRIALS times (--trials, 20): a 2 x 2 euler run loses host 1 at a random step,
+                its processes killed (even trials) or its link cut (odd ones); the job must end
+                on its own, and the same command on host 0 alone (2 ranks) must resume from the
+                newest checkpoint and finish bitwise equal to an uninterrupted run.
 Exit 77 (a skip ctest shows) when this machine cannot make test hosts (not root).
 """
 import argparse
 import os
+import random
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -21,7 +28,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "support"))
 sys.path.insert(0, os.path.join(HERE, "..", "checkpoint"))
 from check_restart import ENV, EULER_DECK, MD_DECK, SPECTRAL_DECK  # noqa: E402
 from netns_hosts import NetnsHosts, usable  # noqa: E402
-from stratus_checks import Failure, check, ckpt_path, same_datasets, thermo_rows  # noqa: E402
+from stratus_checks import (Failure, check, ckpt_path, resumed_step, same_datasets,  # noqa: E402
+                            thermo_rows)
 
 SKIP = 77
 
@@ -72,9 +80,88 @@ def scenario_same_results(args, hosts):
               f"over host 0's link ({t1 - t0:.1f} s one host, {t2 - t1:.1f} s two hosts)")
 
 
+def last_progress_step(log):
+    """The step of the last progress line ("progress: step N/M ...") of a log (-1: none)."""
+    steps = re.findall(r"^progress: step (\d+)/\d+ ", open(log).read(), flags=re.M)
+    return int(steps[-1]) if steps else -1
+
+
+def scenario_host_loss(args, hosts):
+    steps, every = 1000, 100
+    common = [args.stratus, "run", EULER_DECK, f"--set=run.steps={steps}",
+              f"--set=checkpoint.every={every}", "--set=checkpoint.interval=off",
+              "--set=run.hang_timeout=\"10s\"", "--progress-every=0.02s"]
+    base = os.path.join(args.work, "host-loss")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    ref = os.path.join(base, "reference")
+    run([args.mpiexec, "-n", "4"] + args.preflags + common + ["--restart=none", "--output-dir", ref],
+        ENV, os.path.join(base, "reference.log"))
+    # An uninterrupted 2 x 2 run sets the time scale of the random moments of loss.
+    t0 = time.time()
+    run(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common +
+        ["--restart=none", "--output-dir", os.path.join(base, "timing")], hosts.env(ENV),
+        os.path.join(base, "timing.log"))
+    duration = time.time() - t0
+    rng = random.Random(20261206)
+    results = []
+    trial = -1
+    while len(results) < args.trials:
+        trial += 1
+        how = "kill" if len(results) % 2 == 0 else "cut"
+        out = os.path.join(base, f"trial{trial:02d}")
+        lost_log = os.path.join(base, f"trial{trial:02d}-lost.log")
+        log = open(lost_log, "w")
+        p = subprocess.Popen(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common +
+                             ["--restart=none", "--output-dir", out], env=hosts.env(ENV),
+                             stdout=log, stderr=subprocess.STDOUT)
+        # Any moment of the run after the first checkpoint: in a step, in a checkpoint write.
+        time.sleep(rng.uniform(0.25, 0.9) * duration)
+        ckdir = os.path.join(out, "checkpoints")
+        writing = os.path.isdir(ckdir) and any(f.endswith(".partial") for f in os.listdir(ckdir))
+        lost_at = time.time()
+        hosts.kill(1) if how == "kill" else hosts.cut(1)
+        try:
+            rc = p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            raise Failure(f"trial {trial} ({how}): the job still ran 120 s after losing host 1")
+        ended = time.time() - lost_at
+        log.close()
+        hosts.replace(1)  # a new instance in its place (not used by the resume)
+        reached = last_progress_step(lost_log)
+        if rc == 0:  # the run ended before the loss: not a trial of a loss
+            print(f"trial {trial:2d}: the run finished before host 1 was lost; drawn again")
+            continue
+        text = run(hosts.mpiexec(args.mpiexec, [2], hosts=[0]) + args.preflags + common +
+                   ["--output-dir", out], hosts.env(ENV),
+                   os.path.join(base, f"trial{trial:02d}-resume.log"))
+        resumed = resumed_step(text)
+        check(resumed >= reached - every,
+              f"trial {trial} ({how}): resumed at step {resumed}, the run had reached {reached}: "
+              f"more lost than one checkpoint interval ({every} steps)")
+        same_datasets(ckpt_path(ref, "euler_small", steps), ckpt_path(out, "euler_small", steps),
+                      "/fields")
+        results.append((how, ended, reached, resumed, writing))
+        print(f"trial {trial:2d}: {how:4s} host 1 at step ~{reached}{' (during a checkpoint write)' if writing else ''}: "
+              f"job ended in {ended:.1f} s (exit {rc}); resumed on host 0 (2 ranks) from step "
+              f"{resumed}, finished bitwise equal to the uninterrupted run")
+    for how in ("kill", "cut"):
+        mine = [r for r in results if r[0] == how]
+        if not mine:
+            continue
+        lost = [max(0, r[2] - r[3]) for r in mine]
+        print(f"{how}: {len(mine)} trials, {len(mine)} resumed and finished bitwise; job ended "
+              f"in {min(r[1] for r in mine):.1f}-{max(r[1] for r in mine):.1f} s; steps lost per "
+              f"loss {min(lost)}-{max(lost)} (mean {sum(lost) / len(lost):.0f}, checkpoint every "
+              f"{every}); {sum(1 for r in mine if r[4])} during a checkpoint write")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["same-results"])
+    ap.add_argument("scenario", choices=["same-results", "host-loss"])
+    ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--preflags", default="")
@@ -88,7 +175,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     try:
         with NetnsHosts(2, os.path.join(args.work, f"hosts-{args.scenario}")) as hosts:
-            {"same-results": scenario_same_results}[args.scenario](args, hosts)
+            {"same-results": scenario_same_results,
+             "host-loss": scenario_host_loss}[args.scenario](args, hosts)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)

@@ -109,6 +109,15 @@ class NetnsHosts:
             "OMPI_MCA_plm_rsh_no_tree_spawn": "1",
             # The test hosts share this machine's cores: ranks yield while they wait.
             "OMPI_MCA_mpi_yield_when_idle": "1",
+            # mpiexec notices a host whose link is cut only through TCP keepalives on its
+            # daemon's connection (default: 300 s idle, then 9 probes 20 s apart). They must
+            # fire before run.hang_timeout ends the ranks: once mpiexec has sent the lost
+            # daemon an abort order, unacknowledged data disables keepalives and TCP retries
+            # for about 15 minutes. The tests use docs/cloud.md's settings, scaled down
+            # (about 5 s here, against a hang_timeout of 10 s).
+            "OMPI_MCA_oob_tcp_keepalive_time": "2",
+            "OMPI_MCA_oob_tcp_keepalive_intvl": "1",
+            "OMPI_MCA_oob_tcp_keepalive_probes": "3",
             "OMPI_MCA_btl_tcp_if_include": f"{self.subnet}.0/24",
             "OMPI_MCA_oob_tcp_if_include": f"{self.subnet}.0/24",
         })
@@ -144,3 +153,11 @@ class NetnsHosts:
     def cut(self, host):
         """`host`'s link down: its processes live on but reach no one."""
         ip("link", "set", self.veths[host], "down")
+
+    def replace(self, host):
+        """A fresh instance in place of a lost `host`: what lived there is killed, its link is
+        up again and its node-local directory is empty."""
+        self.kill(host)
+        ip("link", "set", self.veths[host], "up")
+        shutil.rmtree(self.local[host], ignore_errors=True)
+        os.makedirs(self.local[host], exist_ok=True)
