@@ -15,7 +15,8 @@ namespace stratus {
 
 /// When and where checkpoints are written ([checkpoint], docs/checkpointing.md).
 struct CheckpointPolicy {
-  std::string dir;  ///< checkpoint.dir, or OUTPUT_DIR/checkpoints
+  std::string dir;    ///< checkpoint.dir, or OUTPUT_DIR/checkpoints: the durable level
+  std::string local;  ///< checkpoint.local: the node-local level ("": one level)
   std::int64_t every = 0;
   enum class Interval { off, fixed, automatic } interval = Interval::automatic;
   double interval_seconds = 0;

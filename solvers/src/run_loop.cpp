@@ -9,6 +9,7 @@
 #include "stratus/core/text.hpp"
 #include "stratus/core/timers.hpp"
 #include "stratus/core/watchdog.hpp"
+#include "stratus/io/checkpoint_flush.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/solver.hpp"
 
@@ -34,6 +35,14 @@ void declare_checkpoint_section(Schema& schema) {
       "run");
   c.may_change_on_restart();
   c.add_string("dir", "Directory of the checkpoints; \"\" is OUTPUT_DIR/checkpoints.")
+      .set_default(std::string());
+  c.add_string("local",
+               "Node-local directory (an instance's NVMe disk) for a second, faster level: each "
+               "checkpoint is written and verified there, then copied to `dir` in the "
+               "background while the run goes on, and counts as durable once the copy is read "
+               "back equal. A stop (signal, wall time) and the end of the run wait for the copy. "
+               "`keep` applies to each level. \"\": one level (`dir`). Runs on one host only "
+               "for now.")
       .set_default(std::string());
   c.add_int("every", "Write a checkpoint every this many steps (0: not by step count).")
       .at_least(0)
@@ -85,6 +94,7 @@ CheckpointPolicy read_policy(const io::Deck& deck, const RunOptions& options) {
   using Interval = CheckpointPolicy::Interval;
   p.dir = deck.string("checkpoint.dir");
   if (p.dir.empty()) p.dir = (fs::path(deck.string("output.dir")) / "checkpoints").string();
+  p.local = deck.string("checkpoint.local");
   p.every = deck.integer("checkpoint.every");
   const auto& interval = deck.string("checkpoint.interval");
   if (interval == "auto") {
@@ -260,15 +270,40 @@ void check_deck(const Context& ctx, const io::Deck& deck, const RunOptions& opti
 
 /// The checkpoints to try, newest first (--restart auto), or the one --restart names; empty
 /// for a fresh start (--restart none removes the run's checkpoints). Collective.
+/// The checkpoint levels of a run: the durable directory, and the node-local one when set.
+struct Levels {
+  const io::CheckpointStore& durable;
+  const io::CheckpointStore* local = nullptr;
+
+  [[nodiscard]] std::vector<const io::CheckpointStore*> all() const {
+    std::vector<const io::CheckpointStore*> out{&durable};
+    if (local != nullptr) out.push_back(local);
+    return out;
+  }
+  /// "node-local" or "durable": the level `path` is in.
+  [[nodiscard]] const char* level_of(const std::string& path) const {
+    return local != nullptr &&
+                   fs::path(path).parent_path() == fs::path(local->path_for(0)).parent_path()
+               ? "node-local"
+               : "durable";
+  }
+  [[nodiscard]] std::string dirs() const {
+    return local != nullptr
+               ? fmt::format("{} (durable) and {} (node-local)", durable.dir(), local->dir())
+               : durable.dir();
+  }
+};
+
 std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions& options,
-                                            const io::CheckpointStore& store,
-                                            const std::string& run_name) {
+                                            const Levels& levels, const std::string& run_name) {
   const std::string& how = options.restart;
   if (how == "none") {
     std::vector<std::string> old;
     if (ctx.rank() == 0) {
-      for (const auto& e : store.list()) old.push_back(e.path);
-      for (const auto& p : store.partials()) old.push_back(p);
+      for (const auto* store : levels.all()) {
+        for (const auto& e : store->list()) old.push_back(e.path);
+        for (const auto& p : store->partials()) old.push_back(p);
+      }
     }
     remove_files(ctx, old, "--restart none starts the run afresh");
     ctx.log().info("checkpoint: --restart none: starting from step 0");
@@ -277,14 +312,24 @@ std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions
   if (how != "auto") return {how};
   std::vector<std::string> candidates, partials;
   if (ctx.rank() == 0) {
-    for (const auto& e : store.list()) candidates.push_back(e.path);
-    partials = store.partials();
+    // Newest first over both levels; at the same step the node-local copy (faster to read).
+    std::vector<io::CheckpointStore::Entry> all;
+    for (const auto* store : levels.all()) {
+      for (auto& e : store->list()) all.push_back(std::move(e));
+      for (auto& p : store->partials()) partials.push_back(std::move(p));
+    }
+    std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
+      if (a.step != b.step) return a.step > b.step;
+      return std::string_view(levels.level_of(a.path)) == "node-local" &&
+             std::string_view(levels.level_of(b.path)) != "node-local";
+    });
+    for (const auto& e : all) candidates.push_back(e.path);
   }
   remove_files(ctx, partials, "left by a checkpoint write that never finished");
   candidates = bcast_strings(ctx.comm(), candidates);
   if (candidates.empty())
     ctx.log().info("checkpoint: no checkpoint of run '{}' in {}: starting from step 0", run_name,
-                   store.dir());
+                   levels.dirs());
   return candidates;
 }
 
@@ -292,10 +337,11 @@ std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions
 /// deck (check_deck). Returns the step resumed at, -1 for a fresh start. Collective. The deck
 /// is the resumer's argument: the time loop that follows never sees it.
 std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
-                    const StateDescriptor& state, const RunOptions& options,
-                    const io::CheckpointStore& store, const std::string& run_name) {
+                    const StateDescriptor& state, const RunOptions& options, const Levels& levels,
+                    const std::string& run_name) {
   const auto& log = ctx.log();
-  const auto candidates = restart_candidates(ctx, options, store, run_name);
+  const io::CheckpointStore& store = levels.durable;
+  const auto candidates = restart_candidates(ctx, options, levels, run_name);
   if (candidates.empty()) return -1;
   const bool automatic = options.restart == "auto";
   for (std::size_t k = 0; k < candidates.size(); ++k) {
@@ -315,9 +361,9 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
       check_deck(ctx, deck, options, reader);
       state.restore(reader);
       log.info(
-          "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on "
-          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
-          path, info.step, info.time, info.decomposition, info.backend,
+          "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on {}; "
+          "{} level): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
+          path, info.step, info.time, info.decomposition, info.backend, levels.level_of(path),
           static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
@@ -335,7 +381,7 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
   throw InputError(fmt::format(
       "none of the {} checkpoint(s) in {} is usable (see the warnings above); move them away or "
       "run with --restart none to start from step 0",
-      candidates.size(), store.dir()));
+      candidates.size(), levels.dirs()));
 }
 
 // --- The stop agreement: what every rank decides after a step ---------------------------
@@ -359,13 +405,14 @@ struct StopAgreement {
 class Driver {
  public:
   Driver(Context& ctx, const RunConfig& config, Solver& solver, const StateDescriptor& state,
-         const io::CheckpointStore& store, ProgressWatchdog& watchdog)
+         const Levels& levels, ProgressWatchdog& watchdog)
       : ctx_(ctx),
         config_(config),
         policy_(config.checkpoint),
         solver_(solver),
         state_(state),
-        store_(store),
+        store_(levels.durable),
+        local_(levels.local),
         watchdog_(watchdog) {}
 
   /// Steps the solver from `resumed_at` (-1: a fresh start) to run.steps or its end,
@@ -378,8 +425,14 @@ class Driver {
   /// it, with the checkpoint schedule).
   [[nodiscard]] double deadline(double start) const;
   std::string write_checkpoint(const char* reason);
-  /// Deletes all but the newest checkpoint.keep checkpoints older than `step` (rank 0).
-  void prune(std::int64_t step) const;
+  /// Deletes all but the newest checkpoint.keep checkpoints of `store` older than `step`
+  /// (rank 0).
+  void prune(const io::CheckpointStore& store, std::int64_t step) const;
+  /// Rank 0: logs a finished copy to the durable level and prunes that level.
+  void flushed(const io::CheckpointFlusher::Done& done);
+  /// Waits for the copy to the durable level (collective): throws RuntimeError on every rank
+  /// when it failed. Nothing to do with one level.
+  void finish_flush();
   [[nodiscard]] double interval_seconds() const {
     return policy_.seconds_between(last_cost_, state_.bytes());
   }
@@ -390,8 +443,12 @@ class Driver {
   const RunConfig& config_;
   const CheckpointPolicy& policy_;
   Solver& solver_;
-  const StateDescriptor& state_;  // what a checkpoint of the solver holds
-  const io::CheckpointStore& store_;
+  const StateDescriptor& state_;      // what a checkpoint of the solver holds
+  const io::CheckpointStore& store_;  // the durable level
+  const io::CheckpointStore* local_;  // the node-local level (null: one level)
+  io::CheckpointFlusher flusher_;     // rank 0: node-local -> durable copies
+  int flushes_ = 0;
+  double flush_seconds_ = 0, flush_wait_seconds_ = 0, last_flush_cost_ = 0;
   ProgressWatchdog& watchdog_;     // told of every step and checkpoint
   double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
   double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
@@ -403,9 +460,9 @@ class Driver {
   DevicePeak device_peak_;
 };
 
-void Driver::prune(std::int64_t step) const {
+void Driver::prune(const io::CheckpointStore& store, std::int64_t step) const {
   if (ctx_.rank() != 0) return;
-  const auto entries = store_.list();
+  const auto entries = store.list();
   for (std::size_t i = static_cast<std::size_t>(policy_.keep); i < entries.size(); ++i) {
     if (entries[i].step >= step) continue;
     std::error_code ec;
@@ -413,10 +470,52 @@ void Driver::prune(std::int64_t step) const {
   }
 }
 
+void Driver::flushed(const io::CheckpointFlusher::Done& done) {
+  const auto& log = ctx_.log();
+  if (!done.error.empty()) {
+    const auto kept = store_.list();
+    log.warn("checkpoint: step {} not copied to the durable directory: {}. {}", done.step,
+             done.error,
+             kept.empty() ? std::string("The durable level holds no checkpoint yet.")
+                          : fmt::format("The durable level keeps {}.", kept.front().path));
+    return;
+  }
+  ++flushes_;
+  flush_seconds_ += done.seconds;
+  last_flush_cost_ = done.seconds;
+  prune(store_, done.step);
+  log.info(
+      "checkpoint: step {} copied to {} in {:.3f} s ({:.0f} MB/s) and read back equal: "
+      "durable",
+      done.step, done.to, done.seconds,
+      done.seconds > 0 ? static_cast<double>(done.bytes) / 1e6 / done.seconds : 0.0);
+}
+
+void Driver::finish_flush() {
+  if (local_ == nullptr) return;
+  char error[1024] = {};
+  if (ctx_.rank() == 0) {
+    const double start = wall_seconds();
+    const auto done = flusher_.wait();
+    flush_wait_seconds_ += wall_seconds() - start;
+    if (done) {
+      flushed(*done);
+      if (!done->error.empty()) std::snprintf(error, sizeof error, "%s", done->error.c_str());
+    }
+  }
+  MPI_Bcast(error, sizeof error, MPI_CHAR, 0, ctx_.comm());
+  if (error[0] != '\0')
+    throw RuntimeError(fmt::format(
+        "the newest checkpoint is on the node-local level only ({}): copying it to {} failed: {}. "
+        "A run on this host resumes from it; elsewhere the durable level's newest one is used",
+        local_->dir(), store_.dir(), error));
+}
+
 std::string Driver::write_checkpoint(const char* reason) {
   const auto& log = ctx_.log();
   const std::int64_t step = solver_.current_step();
-  const std::string path = store_.path_for(step);
+  const io::CheckpointStore& target = local_ != nullptr ? *local_ : store_;
+  const std::string path = target.path_for(step);
   const double start = wall_seconds();
   std::uint64_t bytes = 0;
   double written = 0;
@@ -433,18 +532,18 @@ std::string Driver::write_checkpoint(const char* reason) {
     check.verify();
   } catch (const Error& e) {
     std::error_code ec;
-    const auto space = fs::space(policy_.dir, ec);
+    const auto space = fs::space(target.dir(), ec);
     const std::string free =
         ec ? std::string()
-           : fmt::format("; {:.1f} MB free in {}", space.available / 1e6, policy_.dir);
-    const auto kept = store_.list();
+           : fmt::format("; {:.1f} MB free in {}", space.available / 1e6, target.dir());
+    const auto kept = target.list();
     throw RuntimeError(fmt::format(
         "checkpoint of step {} not written: {}{}. {}", step, e.what(), free,
         kept.empty() ? std::string("No earlier checkpoint exists.")
                      : fmt::format("The earlier checkpoint {} is intact.", kept.front().path)));
   }
   const double cost = wall_seconds() - start;
-  prune(step);
+  prune(target, step);
   last_cost_ = cost;
   last_checkpoint_at_ = wall_seconds();
   last_checkpoint_step_ = step;
@@ -455,13 +554,28 @@ std::string Driver::write_checkpoint(const char* reason) {
       "{:.3f} s",
       step, reason, path, static_cast<double>(bytes) / 1e6, written,
       written > 0 ? static_cast<double>(bytes) / 1e6 / written : 0.0, cost - written);
+  if (local_ != nullptr && ctx_.rank() == 0) {
+    // One copy at a time: a copy still running is waited for (it is older).
+    const double wait_start = wall_seconds();
+    const bool waited = flusher_.busy();
+    if (auto previous = flusher_.start(step, path, store_.path_for(step))) flushed(*previous);
+    if (waited) flush_wait_seconds_ += wall_seconds() - wait_start;
+    log.info("checkpoint: step {}: copying to {} in the background", step, store_.dir());
+  }
   if (policy_.interval == CheckpointPolicy::Interval::automatic) {
     const double tau = interval_seconds();
     log.info(
         "checkpoint: interval auto: every {} (C = {:.3g} s, M = {}): expected overhead {:.2f}% "
-        "writing, {:.2f}% recomputed after an interruption",
+        "writing, {:.2f}% recomputed after an interruption{}",
         format_duration(tau), cost, format_duration(policy_.mtbi), 100.0 * cost / tau,
-        100.0 * 0.5 * tau / policy_.mtbi);
+        100.0 * 0.5 * tau / policy_.mtbi,
+        local_ == nullptr
+            ? std::string()
+            : fmt::format("; C is the node-local write, the copy to the durable level ({}) runs "
+                          "in the background: a durable checkpoint every {}",
+                          last_flush_cost_ > 0 ? fmt::format("last {:.3g} s", last_flush_cost_)
+                                               : std::string("not measured yet"),
+                          format_duration(std::max(tau, last_flush_cost_))));
   }
   return path;
 }
@@ -527,8 +641,12 @@ void Driver::run(std::int64_t resumed_at) {
       step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
       previous = now;
       interval_elapsed = now - last_checkpoint_at_ >= interval_seconds();
+      // A stop writes the node-local checkpoint and waits for its copy to the durable level.
       const double cost =
-          last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(state_.bytes()) / 200e6;
+          (last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(state_.bytes()) / 200e6) +
+          (local_ != nullptr ? std::max(last_flush_cost_, last_cost_) : 0.0);
+      if (local_ != nullptr)
+        if (auto done = flusher_.poll()) flushed(*done);
       deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
     const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
@@ -554,6 +672,7 @@ void Driver::run(std::int64_t resumed_at) {
       watchdog_.beat(step);
     }
     if (stop_reason != nullptr && !last) {
+      finish_flush();  // the stop's checkpoint must be durable before exit 75
       log.end_progress();
       solver_.close_outputs(step - first_step_, wall_seconds() - start);
       report_run(
@@ -561,9 +680,10 @@ void Driver::run(std::int64_t resumed_at) {
           record(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
       throw StopRequested(fmt::format(
           "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
-          stop_reason, stop_detail, step, path.empty() ? store_.path_for(step) : path));
+          stop_reason, stop_detail, step, store_.path_for(step)));
     }
   }
+  finish_flush();
   log.end_progress();
   solver_.close_outputs(solver_.current_step() - first_step_, wall_seconds() - start);
   report_run(ctx_, config_, solver_, record("finished", "", start));
@@ -583,6 +703,9 @@ RunRecord Driver::record(std::string status, std::string detail, double start) c
   r.setup = start - process_start_seconds();
   r.checkpoints = checkpoints_written_;
   r.checkpoint_seconds = checkpoint_seconds_;
+  r.flushes = flushes_;
+  r.flush_seconds = flush_seconds_;
+  r.flush_wait_seconds = flush_wait_seconds_;
   DevicePeak device = device_peak_;
   device.sample(now, true);
   r.device_peak = device.peak();
@@ -602,10 +725,24 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
   // The deck is read into a RunConfig here and read by the resumer; the time loop keeps neither.
   const RunConfig config = RunConfig::from(deck, options);
   const io::CheckpointStore store(config.checkpoint.dir, config.output.name);
+  std::optional<io::CheckpointStore> local;
+  if (!config.checkpoint.local.empty()) {
+    const int hosts = count_nodes(ctx.comm());
+    if (hosts > 1)
+      throw deck.error_at(
+          "checkpoint.local",
+          fmt::format("this run spans {} hosts; the node-local level holds whole checkpoints and "
+                      "works for runs on one host (per-host parts are not written yet): leave "
+                      "checkpoint.local empty",
+                      hosts));
+    local.emplace(config.checkpoint.local, config.output.name);
+  }
   if (ctx.rank() == 0) {
     std::error_code ec;
     fs::create_directories(config.checkpoint.dir, ec);
+    if (local) fs::create_directories(local->dir(), ec);
   }
+  const Levels levels{store, local ? &*local : nullptr};
   StateDescriptor state;
   solver.declare_state(state);
   char host[MPI_MAX_PROCESSOR_NAME] = {};
@@ -613,10 +750,10 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
   MPI_Get_processor_name(host, &length);
   // Watched from the time loop on: reading a large checkpoint may take longer than any limit.
   const std::int64_t resumed_at =
-      resume(ctx, deck, solver, state, options, store, config.output.name);
+      resume(ctx, deck, solver, state, options, levels, config.output.name);
   ProgressWatchdog watchdog(config.hang_timeout, 10.0,
                             fmt::format("rank {} on host {}", ctx.rank(), host));
-  Driver(ctx, config, solver, state, store, watchdog).run(resumed_at);
+  Driver(ctx, config, solver, state, levels, watchdog).run(resumed_at);
 }
 
 }  // namespace stratus

@@ -178,7 +178,8 @@ std::vector<Reduced> reduce_over_ranks(MPI_Comm comm, const std::vector<double>&
   return out;
 }
 
-/// Number of nodes: ranks that share memory count once.
+}  // namespace
+
 int count_nodes(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -188,6 +189,15 @@ int count_nodes(MPI_Comm comm) {
   int leader = node_rank == 0 ? 1 : 0, nodes = 0;
   MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, comm);
   return nodes;
+}
+
+namespace {
+
+/// Percent of the background copies' time during which the loop ran on (100: never waited).
+double flush_overlap(const RunRecord& r) {
+  return r.flush_seconds > 0
+             ? 100.0 * std::max(0.0, r.flush_seconds - r.flush_wait_seconds) / r.flush_seconds
+             : 0.0;
 }
 
 /// Every rank's first warnings, on rank 0: distinct texts in order, each with its count.
@@ -365,6 +375,11 @@ std::string Summary::text() const {
   text +=
       fmt::format("  checkpoints  {} written, {:.3f} s ({:.2f}% of the time loop)\n", r.checkpoints,
                   r.checkpoint_seconds, wall > 0 ? 100.0 * r.checkpoint_seconds / wall : 0.0);
+  if (r.flushes > 0)
+    text += fmt::format(
+        "  flushes      {} copied to the durable directory in {:.3f} s, {:.1f}% of it "
+        "overlapped with the run (waited {:.3f} s)\n",
+        r.flushes, r.flush_seconds, flush_overlap(r), r.flush_wait_seconds);
   if (price > 0)
     text += fmt::format(
         "  cost         {:.4g} ({} node(s) x {:.4g} h at {:g} per node-hour, set-up included); "
@@ -437,9 +452,13 @@ std::string Summary::json() const {
                               has_device ? json_number(device[0]) : "null",
                               has_device ? json_number(device[1]) : "null"));
   field("checkpoints",
-        fmt::format("{{\"written\": {}, \"seconds\": {}, \"percent_of_wall\": {}}}", r.checkpoints,
-                    json_number(r.checkpoint_seconds),
-                    json_number(wall > 0 ? 100.0 * r.checkpoint_seconds / wall : 0.0)));
+        fmt::format("{{\"written\": {}, \"seconds\": {}, \"percent_of_wall\": {}, "
+                    "\"flushed\": {}, \"flush_seconds\": {}, \"flush_wait_seconds\": {}, "
+                    "\"flush_overlap_percent\": {}}}",
+                    r.checkpoints, json_number(r.checkpoint_seconds),
+                    json_number(wall > 0 ? 100.0 * r.checkpoint_seconds / wall : 0.0), r.flushes,
+                    json_number(r.flush_seconds), json_number(r.flush_wait_seconds),
+                    json_number(flush_overlap(r))));
   std::string first = "[";
   for (std::size_t i = 0; i < first_warnings.size(); ++i)
     first += fmt::format("{}{{\"text\": {}, \"count\": {}}}", i == 0 ? "" : ", ",

@@ -61,6 +61,9 @@ class Progress {
 };
 
 /// How a run's time loop ended and what it did: the Driver's side of the summary.
+/// Number of hosts of `comm`: ranks that share memory count once. Collective.
+int count_nodes(MPI_Comm comm);
+
 struct RunRecord {
   std::string status;       ///< "finished", "stopped: signal", "stopped: walltime"
   std::string stop_detail;  ///< e.g. "SIGTERM" (empty when finished)
@@ -70,6 +73,10 @@ struct RunRecord {
   double setup = 0;  ///< seconds from the process start to the time loop (rank 0)
   int checkpoints = 0;
   double checkpoint_seconds = 0;
+  /// Two levels (checkpoint.local): copies to the durable directory completed, their seconds
+  /// (in the background), and the seconds the loop waited for them (a stop, the end).
+  int flushes = 0;
+  double flush_seconds = 0, flush_wait_seconds = 0;
   std::optional<std::uint64_t> device_peak;  ///< this rank's sampled peak (CUDA builds)
 };
 

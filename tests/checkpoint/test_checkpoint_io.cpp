@@ -8,6 +8,7 @@
 #include "stratus/core/error.hpp"
 #include "stratus/core/field_io.hpp"
 #include "stratus/io/checkpoint.hpp"
+#include "stratus/io/checkpoint_flush.hpp"
 #include "stratus/io/series.hpp"
 #include "test_context.hpp"
 
@@ -67,6 +68,47 @@ TEST(Checksum64, EveryChangedByteChangesIt) {
   EXPECT_NE(stratus::io::checksum64(data.data(), 999), stratus::io::checksum64(data.data(), 1000));
   std::vector<unsigned char> zeros(64, 0);
   EXPECT_NE(stratus::io::checksum64(zeros.data(), 63), stratus::io::checksum64(zeros.data(), 64));
+}
+
+TEST_F(CheckpointIo, DurableCopyIsCompleteOrAbsent) {
+  // copy_verified: the copy appears under its name only once read back equal; a copy that
+  // cannot be made leaves neither it nor its .partial behind.
+  if (stratus::testing::context().rank() != 0) return;  // plain file I/O, one rank
+  const std::string src = file("local.h5"), dst = file("durable.h5");
+  std::string bytes(5 * 1024 * 1024 + 17, '\0');  // more than one 4 MiB chunk
+  std::mt19937 rng(7);
+  for (char& c : bytes) c = static_cast<char>(rng());
+  std::ofstream(src, std::ios::binary) << bytes;
+  EXPECT_EQ(stratus::io::copy_verified(src, dst), bytes.size());
+  std::ifstream in(dst, std::ios::binary);
+  const std::string copied((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(copied == bytes);
+  EXPECT_FALSE(std::filesystem::exists(dst + ".partial"));
+  const std::string nowhere = file("no/such/dir/durable.h5");
+  try {
+    (void)stratus::io::copy_verified(src, nowhere);
+    ADD_FAILURE() << "no error for a missing destination directory";
+  } catch (const stratus::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("creating the durable copy"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)stratus::io::copy_verified(file("missing.h5"), file("x.h5")),
+               stratus::RuntimeError);
+  EXPECT_FALSE(std::filesystem::exists(file("x.h5")));
+  EXPECT_FALSE(std::filesystem::exists(file("x.h5.partial")));
+  // In the background: one copy at a time, each result reported once.
+  stratus::io::CheckpointFlusher flusher;
+  EXPECT_FALSE(flusher.start(1, src, file("a.h5")).has_value());
+  const auto first = flusher.start(2, src, nowhere);  // waits for the first copy
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->step, 1);
+  EXPECT_TRUE(first->error.empty()) << first->error;
+  const auto second = flusher.wait();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->step, 2);
+  EXPECT_FALSE(second->error.empty());
+  EXPECT_FALSE(flusher.wait().has_value());
+  EXPECT_FALSE(flusher.poll().has_value());
 }
 
 TEST(RowBlock, SplitsEveryRowOnceAndOwnerAgrees) {

@@ -78,6 +78,16 @@ def scenario_same_results(args, hosts):
         print(f"{solver}: 2 hosts x 2 ranks = 4 ranks on one host, bitwise: step {steps} "
               f"{group} ({', '.join(names)}) and {len(b)} {series} rows; {traffic / 1e6:.1f} MB "
               f"over host 0's link ({t1 - t0:.1f} s one host, {t2 - t1:.1f} s two hosts)")
+    # The node-local checkpoint level holds whole checkpoints: a run over two hosts is told so.
+    local = os.path.join(hosts.local[0], "ckpt")
+    p = subprocess.run(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags +
+                       [args.stratus, "run", MD_DECK, f"--set=checkpoint.local=\"{local}\"",
+                        "--output-dir", os.path.join(args.work, "same-results", "local")],
+                       env=hosts.env(ENV), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 2 and "checkpoint.local: this run spans 2 hosts" in p.stderr + p.stdout,
+          f"checkpoint.local over 2 hosts: exit {p.returncode}, expected 2 naming the key:\n"
+          f"{(p.stdout + p.stderr)[-2000:]}")
+    print("checkpoint.local on 2 hosts: refused (exit 2, naming the key)")
 
 
 def last_progress_step(log):
