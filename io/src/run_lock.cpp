@@ -69,14 +69,20 @@ double age_seconds(const std::string& path) {
 }
 
 std::string lock_text(const LockHolder& h) {
-  return fmt::format("host = {}\npid = {}\nstart_ticks = {}\njob = {}\nsince = {}\n", h.host, h.pid,
-                     h.start_ticks, h.job, h.since);
+  return fmt::format("host = {}\npid = {}\nstart_ticks = {}\njob = {}\nattempt = {}\nsince = {}\n",
+                     h.host, h.pid, h.start_ticks, h.job, h.attempt, h.since);
 }
 
 /// Why the holder of the lock at `path` is gone ("" while it may still run).
 std::string why_stale(const std::string& path, const LockHolder& h, bool readable,
-                      const std::string& my_host) {
+                      const LockHolder& me) {
   const double age = age_seconds(path);
+  // Slurm runs one attempt of a job at a time: a requeued job (same id, higher restart count)
+  // takes over at once what its earlier attempt left, on whatever nodes that ran.
+  if (readable && !h.job.empty() && h.job == me.job && h.attempt >= 0 && me.attempt > h.attempt)
+    return fmt::format("it belongs to attempt {} of this Slurm job {} (this is attempt {})",
+                       h.attempt, h.job, me.attempt);
+  const std::string& my_host = me.host;
   if (!readable || h.host != my_host) {
     if (age > kLockLeaseSeconds)
       return fmt::format(
@@ -127,7 +133,11 @@ LockHolder this_process() {
   h.host = host_name();
   h.pid = static_cast<long long>(::getpid());
   h.start_ticks = start_ticks_of(h.pid);
-  if (const char* job = std::getenv("SLURM_JOB_ID")) h.job = job;
+  if (const char* job = std::getenv("SLURM_JOB_ID")) {
+    h.job = job;
+    const char* count = std::getenv("SLURM_RESTART_COUNT");
+    h.attempt = count != nullptr ? std::atoll(count) : 0;
+  }
   h.since = utc_now();
   return h;
 }
@@ -152,10 +162,12 @@ bool read_lock(const std::string& path, LockHolder& out) {
       out.job = value;
     else if (key == "since")
       out.since = value;
+    else if (key == "attempt")
+      out.attempt = std::atoll(value.c_str());  // optional: locks written before it lack it
     else
       --seen;
   }
-  return seen == 5 && !out.host.empty() && out.pid > 0;
+  return seen >= 5 && !out.host.empty() && out.pid > 0;
 }
 
 RunLock::RunLock(MPI_Comm comm, const std::string& dir,
@@ -184,7 +196,7 @@ std::string RunLock::acquire(const std::function<void(const std::string&)>& warn
     if (create_exclusive(path_, text, me_)) return {};
     LockHolder holder;
     const bool readable = read_lock(path_, holder);
-    const std::string stale = why_stale(path_, holder, readable, me_.host);
+    const std::string stale = why_stale(path_, holder, readable, me_);
     if (stale.empty()) {
       if (!readable) continue;  // being written or replaced right now: look again
       return fmt::format(

@@ -80,6 +80,22 @@ def scenario_lock(r):
             os.remove(lock)
         print(f"{what}: exit {rc} ({phrase})")
 
+    # A requeued Slurm job (same id, next attempt) takes over its earlier attempt's live-looking
+    # lock at once, from any host; a lock of the same attempt (a second run in the job) is not.
+    slurm = [("earlier attempt of this job", "1", 0, "it belongs to attempt 0 of this Slurm job 99"),
+             ("same attempt of this job", "0", 2, "host other-host, pid 7, Slurm job 99")]
+    for what, count, expect, phrase in slurm:
+        with open(lock, "w") as f:
+            f.write("host = other-host\npid = 7\nstart_ticks = 1\njob = 99\nattempt = 0\nsince = x\n")
+        env = dict(ENV, SLURM_JOB_ID="99", SLURM_RESTART_COUNT=count)
+        rc, text = r.run(1, MD_DECK, out, ["--set=run.steps=20", "--restart=none"], expect=None,
+                         env=env)
+        check(rc == expect and phrase in text,
+              f"{what}: exit {rc}, expected {expect} with '{phrase}':\n{text[-2000:]}")
+        if expect != 0:
+            os.remove(lock)
+        print(f"{what}: exit {rc} ({phrase})")
+
     # A run stopped by a signal (exit 75) releases the lock too.
     p = r.start(1, MD_DECK, out, [f"--set=run.steps={steps}", "--restart=none"])
     while not os.path.exists(lock) and p.poll() is None:

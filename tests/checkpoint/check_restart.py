@@ -52,9 +52,9 @@ class Runner:
             return base
         return [self.mpiexec, "-n", str(ranks)] + self.preflags + base
 
-    def run(self, ranks, deck, outdir, extra=(), expect=0, timeout=300):
+    def run(self, ranks, deck, outdir, extra=(), expect=0, timeout=300, env=None):
         cmd = self.command(ranks, deck, outdir, extra)
-        p = subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, env=env or ENV, capture_output=True, text=True, timeout=timeout)
         out = p.stdout + p.stderr
         if expect is not None and p.returncode != expect:
             raise Failure(f"{' '.join(cmd)}\nexited {p.returncode}, expected {expect}:\n{out[-4000:]}")

@@ -30,6 +30,7 @@ struct LockHolder {
   long long pid = 0;
   long long start_ticks = 0;  ///< the process's start time (/proc/PID/stat field 22)
   std::string job;            ///< SLURM_JOB_ID, or empty
+  long long attempt = -1;     ///< SLURM_RESTART_COUNT (0: the job's first run), -1 outside Slurm
   std::string since;          ///< UTC time the lock was taken
   [[nodiscard]] std::string describe() const;
 };
