@@ -114,6 +114,36 @@ class FftwBackend final : public LocalBackend {
     return std::make_unique<FftwPlan>(p, kind, in, out);
   }
 
+  std::unique_ptr<LocalPlan> plan_3d(Kind kind, std::array<std::int64_t, 3> n, double* in,
+                                     double* out) override {
+    if (kind != Kind::r2c && kind != Kind::c2r) return nullptr;
+    const std::lock_guard<std::mutex> lock(planner_mutex());
+#ifdef STRATUS_FFTW_THREADS
+    const std::int64_t points = n[0] * n[1] * n[2];
+    fftw_plan_with_nthreads(
+        std::min(threads_, static_cast<int>(std::max<std::int64_t>(1, points / 32768))));
+#endif
+    // One guru plan: the real array's strides (z fastest) on one side, the spectral layout's
+    // (kx fastest, then ky, then kz) on the other; the last dimension is the halved one.
+    const int nx = static_cast<int>(n[0]), ny = static_cast<int>(n[1]), nz = static_cast<int>(n[2]);
+    const int real_stride[3] = {ny * nz, nz, 1};
+    const int spectral_stride[3] = {1, nx, nx * ny};
+    fftw_iodim dims[3];
+    for (int d = 0; d < 3; ++d) {
+      dims[d].n = d == 0 ? nx : d == 1 ? ny : nz;
+      dims[d].is = kind == Kind::r2c ? real_stride[d] : spectral_stride[d];
+      dims[d].os = kind == Kind::r2c ? spectral_stride[d] : real_stride[d];
+    }
+    const unsigned flags = measure_ ? FFTW_MEASURE : FFTW_ESTIMATE;
+    fftw_plan p = kind == Kind::r2c
+                      ? fftw_plan_guru_dft_r2c(3, dims, 0, nullptr, in,
+                                               reinterpret_cast<fftw_complex*>(out), flags)
+                      : fftw_plan_guru_dft_c2r(3, dims, 0, nullptr,
+                                               reinterpret_cast<fftw_complex*>(in), out, flags);
+    if (p == nullptr) return nullptr;
+    return std::make_unique<FftwPlan>(p, kind, in, out);
+  }
+
  private:
   int threads_;
   bool measure_;

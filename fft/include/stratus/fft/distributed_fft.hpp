@@ -117,6 +117,7 @@ class DistributedFft {
   std::int64_t zc_begin_ = 0, zc_extent_ = 0;  // kz block of this rank after step 2
   std::unique_ptr<LocalBackend> backend_;
   std::unique_ptr<LocalPlan> r2c_, c2r_, y_forward_, y_backward_, x_forward_, x_backward_;
+  std::unique_ptr<LocalPlan> whole_r2c_, whole_c2r_;  // one rank: whole 3D plans (or none)
   std::unique_ptr<Transpose> row_forward_, row_backward_, col_forward_, col_backward_;
   SpectralField a_, b_, c_;  // after r2c; [x][kz][y]; scratch of the spectral layout
   Stats stats_;

@@ -43,6 +43,15 @@ class LocalBackend {
   /// used for planning only (their contents may be overwritten); in == out makes an in-place
   /// plan. Throws std::runtime_error naming the library's error.
   virtual std::unique_ptr<LocalPlan> plan(Kind kind, LineBatch lines, double* in, double* out) = 0;
+  /// A whole 3D transform of a grid held by one rank, or nullptr when the library has none
+  /// (the caller then uses 1D plans and transposes). `kind` is r2c or c2r; the real array is
+  /// n[0] x n[1] x n[2] with z fastest, the complex one (n[2]/2 + 1) x n[1] x n[0] with kx
+  /// fastest (DistributedFft's spectral layout). A c2r plan may overwrite its input. Planning
+  /// arrays as for plan().
+  virtual std::unique_ptr<LocalPlan> plan_3d(Kind /*kind*/, std::array<std::int64_t, 3> /*n*/,
+                                             double* /*in*/, double* /*out*/) {
+    return nullptr;
+  }
   /// Waits until every transform launched so far has finished (a no-op on the host).
   virtual void synchronize() {}
 };
