@@ -1,15 +1,26 @@
 #!/usr/bin/python3
-"""How a run is launched and owns its output directory, end to end with real processes and
-signals (issue 17): one run per output directory (the run lock), exit 75 kept through mpiexec
-(tools/stratus-mpiexec), and one rank killed or frozen while the others live.
+"""How a run is launched, owns its output directory and keeps its checkpoints, end to end with
+real processes and signals (issue 17): one run per output directory (the run lock), exit 75
+kept through mpiexec (tools/stratus-mpiexec), one rank killed or frozen while the others live,
+and two checkpoint levels (`levels`): `checkpoint.local` (node-local, fast) beside the durable
+`checkpoint.dir`; each checkpoint is written and verified locally, copied to the durable
+directory in the background, and counts as durable once read back equal. On 2 ranks of md:
+  - periodic checkpoints land in both levels; the run summary reports the copies and how much
+    of their time overlapped with the run;
+  - SIGTERM: the stop's checkpoint is durable before exit 75 (named in the stop message);
+  - the node-local level lost (a new instance): the same command resumes from the durable one,
+    says so, and ends bitwise equal to a straight run;
+  - the durable level behind (its newest copy lost): the resume takes the newer node-local
+    checkpoint and says so; --restart none clears both levels.
 
   check_launch.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: lock, mpiexec-sigterm, rank-killed, rank-frozen. Run with Debian's /usr/bin/python3 (check_restart.py's
+Scenarios: lock, mpiexec-sigterm, rank-killed, rank-frozen, levels. Run with Debian's /usr/bin/python3 (check_restart.py's
 helpers need h5py).
 """
 import argparse
 import os
+import re
 import shutil
 import signal
 import socket
@@ -18,8 +29,9 @@ import sys
 import time
 
 from check_restart import (ENV, HERE, MD_DECK, RESUMABLE, Runner, signal_ranks,  # noqa: E402
-                           wait_for_step)
-from stratus_checks import Failure, check, resumed_step, thermo_rows  # noqa: E402
+                           stop_after_checkpoint, wait_for_step)
+from stratus_checks import (Failure, check, checkpoints, ckpt_path, resumed_step,  # noqa: E402
+                            same_datasets, thermo_rows)
 
 
 def scenario_lock(r):
@@ -149,6 +161,28 @@ def scenario_mpiexec_sigterm(r):
           f"tools/stratus-mpiexec exited {codes['wrapper']}; resumed through the wrapper: exit 0")
 
 
+def lose_one_rank(r, out, args, sig, timeout, log_path=None):
+    """Starts a 2-rank md run, sends `sig` to its last rank once the checkpoint of step 200
+    exists, and waits up to `timeout` s for the job to end (a Failure: it hangs). Returns the
+    job's exit code, the seconds it took to end and the ranks' pids."""
+    log = open(log_path, "w") if log_path else None
+    p = r.start(2, MD_DECK, out, args + ["--restart=none"], log=log)
+    check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
+    pids = signal_ranks(out, sig, only_last=True)
+    lost = time.time()
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise Failure(f"one rank (pid {pids[-1]}) given {sig.name}: the job still ran "
+                      f"{timeout} s later (a hang)")
+    finally:
+        if log:
+            log.close()
+    return rc, time.time() - lost, pids
+
+
 def scenario_rank_killed(r):
     """kill -9 of one rank of a 2-rank run while the other computes (a process lost alone, as
     the OOM killer does it): the job ends on its own, non-zero, within 30 s (no rank waits
@@ -158,24 +192,14 @@ def scenario_rank_killed(r):
     shutil.rmtree(base, ignore_errors=True)
     out = os.path.join(base, "run")
     args = ["--set=run.steps=40000", "--set=checkpoint.every=200", "--set=checkpoint.interval=off"]
-    p = r.start(2, MD_DECK, out, args + ["--restart=none"])
-    check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
-    pids = signal_ranks(out, signal.SIGKILL, only_last=True)
-    killed = time.time()
-    try:
-        rc = p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        raise Failure(f"one rank (pid {pids[-1]}) killed: the job still ran 30 s later (a hang)")
-    ended = time.time() - killed
-    check(rc != 0, "one rank killed: the job exited 0")
+    lost_rc, ended, _ = lose_one_rank(r, out, args, signal.SIGKILL, 30)
+    check(lost_rc != 0, "one rank killed: the job exited 0")
     rc, text = r.run(2, MD_DECK, out, ["--set=run.steps=600", "--set=checkpoint.every=200",
                                         "--set=checkpoint.interval=off"], expect=None)
     check(rc == 0, f"the resume after a killed rank exited {rc}:\n{text[-3000:]}")
     step = resumed_step(text)
     check(step >= 200, f"the resume did not start from a checkpoint (step {step})")
-    print(f"one of 2 ranks killed (SIGKILL): the job ended in {ended:.1f} s with exit {p.returncode}; "
+    print(f"one of 2 ranks killed (SIGKILL): the job ended in {ended:.1f} s with exit {lost_rc}; "
           f"the same command resumed from step {step} and finished (exit 0)")
 
 
@@ -190,21 +214,9 @@ def scenario_rank_frozen(r):
             "--set=run.hang_timeout=\"5s\""]
     os.makedirs(base)
     log_path = os.path.join(base, "frozen.log")
-    log = open(log_path, "w")
-    p = r.start(2, MD_DECK, out, args + ["--restart=none"], log=log)
-    check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
-    pids = signal_ranks(out, signal.SIGSTOP, only_last=True)
-    frozen = time.time()
-    try:
-        rc = p.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        raise Failure(f"one rank (pid {pids[-1]}) stopped: the job still ran 60 s later (a hang)")
-    ended = time.time() - frozen
-    log.close()
+    lost_rc, ended, pids = lose_one_rank(r, out, args, signal.SIGSTOP, 60, log_path)
     text = open(log_path).read()
-    check(rc != 0, "one rank frozen: the job exited 0")
+    check(lost_rc != 0, "one rank frozen: the job exited 0")
     check("no progress for" in text and "run.hang_timeout" in text,
           f"the waiting rank did not say why it ended:\n{text[-3000:]}")
     for pid in pids[-1:]:  # mpiexec kills it; make sure before the resume
@@ -216,13 +228,81 @@ def scenario_rank_frozen(r):
                                         "--set=checkpoint.interval=off"], expect=None)
     check(rc == 0, f"the resume after a frozen rank exited {rc}:\n{text[-3000:]}")
     print(f"one of 2 ranks frozen (SIGSTOP): the other ended after run.hang_timeout (5 s), the "
-          f"job in {ended:.1f} s with exit {p.returncode}; the same command resumed from step "
+          f"job in {ended:.1f} s with exit {lost_rc}; the same command resumed from step "
           f"{resumed_step(text)} and finished (exit 0)")
+
+
+NAME = "lj_small"  # MD_DECK's run name
+
+
+def local_steps(local):
+    return sorted(int(m.group(1)) for f in os.listdir(local)
+                  if (m := re.fullmatch(re.escape(NAME) + r"\.step(\d{12})\.h5", f)))
+
+
+def scenario_levels(r):
+    """Two checkpoint levels, on 2 ranks of the md solver (docs/checkpointing.md): see the
+    module's docstring."""
+    base = os.path.join(r.work, "levels")
+    shutil.rmtree(base, ignore_errors=True)
+    straight = os.path.join(base, "straight")
+    out, local = os.path.join(base, "run"), os.path.join(base, "instance-nvme")
+    steps = 600
+    common = [f"--set=run.steps={steps}", "--set=checkpoint.every=100",
+              "--set=checkpoint.interval=off", "--set=checkpoint.keep=3"]
+    two = common + [f"--set=checkpoint.local=\"{local}\""]
+    r.run(2, MD_DECK, straight, common + ["--restart=none"])
+
+    # A run with two levels, stopped by SIGTERM once the durable copy of step 200 exists.
+    os.makedirs(base, exist_ok=True)
+    stopped, text = stop_after_checkpoint(r, 2, MD_DECK, out, NAME, 200, two + ["--restart=none"],
+                                          os.path.join(base, "stopped.log"))
+    m = re.search(r"at step (\d+): checkpoint (\S+) written", text)
+    check(m, f"no stop message naming the checkpoint:\n{text[-3000:]}")
+    check(m.group(2) == ckpt_path(out, NAME, stopped) and os.path.exists(m.group(2)),
+          f"the stop message names {m.group(2)}, not the durable checkpoint of step {stopped}")
+    check(stopped in local_steps(local), "the stop's checkpoint is not on the node-local level")
+    check(re.search(rf"step {stopped} copied to \S+ in [0-9.]+ s .* read back equal: durable", text),
+          "the log does not say the stop's checkpoint was copied and read back")
+    flush = re.search(r"flushes +(\d+) copied to the durable directory in ([0-9.]+) s, "
+                      r"([0-9.]+)% of it overlapped with the run", text)
+    check(flush and int(flush.group(1)) >= 2, f"no flush line in the run summary:\n{text[-2500:]}")
+    print(f"two levels: stopped at step {stopped} by SIGTERM; its checkpoint on both levels before "
+          f"exit 75; summary: {flush.group(1)} copies in {flush.group(2)} s, {flush.group(3)}% "
+          f"overlapped with the run")
+
+    # The instance is gone: its node-local disk with it. The durable level carries on.
+    shutil.rmtree(local)
+    _, text = r.run(2, MD_DECK, out, two)
+    check(resumed_step(text) == stopped and "durable level" in text,
+          f"after losing the node-local level: resumed at {resumed_step(text)} "
+          f"(stopped at {stopped}), or not from the durable level")
+    names = same_datasets(ckpt_path(straight, NAME, steps), ckpt_path(out, NAME, steps),
+                          "/particles")
+    print(f"node-local level lost: resumed from the durable level at step {stopped}; step {steps} "
+          f"bitwise equal to the straight run ({', '.join(names)})")
+
+    # The durable level behind the node-local one (its newest copy lost): the newer wins.
+    os.remove(ckpt_path(out, NAME, steps))
+    _, text = r.run(2, MD_DECK, out, [s if not s.startswith("--set=run.steps") else
+                                      f"--set=run.steps={steps + 100}" for s in two])
+    check(resumed_step(text) == steps and "node-local level" in text,
+          f"resumed at {resumed_step(text)} (expected {steps}, from the node-local level)")
+    check(checkpoints(out, NAME)[-1] == steps + 100, "the continued run's end is not durable")
+    print(f"durable level behind: resumed from the node-local level at step {steps}, continued "
+          f"to {steps + 100} (durable)")
+    _, text = r.run(2, MD_DECK, out, two + ["--restart=none"])
+    check(resumed_step(text) == 0, "--restart none did not start from step 0")
+    check(max(local_steps(local)) == steps and checkpoints(out, NAME)[-1] == steps,
+          f"--restart none left the older run's step {steps + 100} behind: node-local "
+          f"{local_steps(local)}, durable {checkpoints(out, NAME)}")
+    print("--restart none cleared both levels")
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["lock", "mpiexec-sigterm", "rank-killed", "rank-frozen"])
+    ap.add_argument("scenario",
+                    choices=["lock", "mpiexec-sigterm", "rank-killed", "rank-frozen", "levels"])
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--preflags", default="")
@@ -232,7 +312,8 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     try:
         {"lock": scenario_lock, "mpiexec-sigterm": scenario_mpiexec_sigterm,
-         "rank-killed": scenario_rank_killed, "rank-frozen": scenario_rank_frozen}[args.scenario](r)
+         "rank-killed": scenario_rank_killed, "rank-frozen": scenario_rank_frozen,
+         "levels": scenario_levels}[args.scenario](r)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)

@@ -92,6 +92,22 @@ def signal_ranks(outdir, sig, only_last=False):
 
 # ---------------------------------------------------------------------------------------------
 
+def stop_after_checkpoint(r, ranks, deck, out, name, step, extra, log_path):
+    """Starts a run and sends SIGTERM to its ranks once the checkpoint of `step` exists; the
+    run must stop with exit 75. Returns the step it stopped at and its log."""
+    log = open(log_path, "w")
+    p = r.start(ranks, deck, out, extra, log=log)
+    check(wait_for_step(out, name, step, p), f"the run ended before its checkpoint of step {step}")
+    signal_ranks(out, signal.SIGTERM)
+    rc = p.wait(timeout=120)
+    log.close()
+    text = open(log_path).read()
+    check(rc == RESUMABLE, f"SIGTERM: exit {rc}, expected {RESUMABLE}:\n{text[-3000:]}")
+    m = re.search(r"signal \(SIGTERM\) at step (\d+)", text)
+    check(m, "no 'signal (SIGTERM) at step N' line:\n" + text[-3000:])
+    return int(m.group(1)), text
+
+
 def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=()):
     """Straight run of `steps` vs a run stopped by SIGTERM near `stop_after` and resumed."""
     base = os.path.join(r.work, f"bitwise-{name}-np{ranks}")
@@ -100,19 +116,10 @@ def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=()):
     common = [f"--set=run.steps={steps}", "--set=checkpoint.interval=off",
               f"--set=checkpoint.every={stop_after}"] + list(extra)
     r.run(ranks, deck, straight, common + ["--restart=none"])
-    log = open(os.path.join(base, "split-1.log"), "w")
-    p = r.start(ranks, deck, split, common, log=log)
     # SIGTERM right after the periodic checkpoint of `stop_after`: the stop lands a few
     # steps later, at a step that has no checkpoint yet.
-    check(wait_for_step(split, name, stop_after, p), "the run ended before its first checkpoint")
-    signal_ranks(split, signal.SIGTERM)
-    rc = p.wait(timeout=120)
-    log.close()
-    text = open(log.name).read()
-    check(rc == RESUMABLE, f"SIGTERM: exit {rc}, expected {RESUMABLE}:\n{text[-3000:]}")
-    m = re.search(r"signal \(SIGTERM\) at step (\d+)", text)
-    check(m, "no 'signal (SIGTERM) at step N' line:\n" + text[-3000:])
-    stopped = int(m.group(1))
+    stopped, _ = stop_after_checkpoint(r, ranks, deck, split, name, stop_after, common,
+                                       os.path.join(base, "split-1.log"))
     check(stopped < steps, f"stopped at step {stopped}, the run has only {steps}")
     _, text2 = r.run(ranks, deck, split, common)
     check(resumed_step(text2) == stopped, f"resumed at {resumed_step(text2)}, stopped at {stopped}")
