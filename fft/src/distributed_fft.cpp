@@ -121,7 +121,7 @@ DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, con
   }
   // One rank holds the whole grid: whole 3D plans, with no transpose, where the library has
   // them (FFTW; cuFFT has no plan with the spectral layout's strides).
-  if (grid_[0] * grid_[1] == 1) {
+  if (options.whole_plans && grid_[0] * grid_[1] == 1) {
     RealField real_scratch = make_real("fft::plan_real");
     SpectralField spectral_scratch = make_spectral("fft::plan_spectral");
     auto* r = real_scratch.data();

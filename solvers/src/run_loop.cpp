@@ -440,6 +440,16 @@ class Driver {
     const double tau = policy_.seconds_between(last_cost_, state_.bytes());
     return local_ != nullptr ? std::max(tau, last_flush_cost_) : tau;
   }
+  /// Seconds a checkpoint write may take: the last one's, or the state at 20 MB/s.
+  [[nodiscard]] double write_estimate() const {
+    return last_cost_ > 0 ? last_cost_ : static_cast<double>(state_.bytes()) / 20e6;
+  }
+  /// Seconds a copy to the durable level may take (0 with one level): the last one's, or the
+  /// state at 20 MB/s.
+  [[nodiscard]] double flush_estimate() const {
+    if (local_ == nullptr) return 0.0;
+    return last_flush_cost_ > 0 ? last_flush_cost_ : static_cast<double>(state_.bytes()) / 20e6;
+  }
   /// The summary's record of the time loop so far.
   [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
 
@@ -670,13 +680,13 @@ void Driver::run(std::int64_t resumed_at) {
                      (last && policy_.at_end) || stop_reason != nullptr;
     std::string path;
     if (due && step != last_checkpoint_step_) {
-      // A write may take long: 10 x the last one's cost, or 10 x the estimate at 20 MB/s.
-      watchdog_.beat(
-          step, 10.0 * (last_cost_ > 0 ? last_cost_ : static_cast<double>(state_.bytes()) / 20e6));
+      // A write may take long (and wait for the copy of the previous one): 10 x their costs.
+      watchdog_.beat(step, 10.0 * (write_estimate() + flush_estimate()));
       path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
       watchdog_.beat(step);
     }
     if (stop_reason != nullptr && !last) {
+      watchdog_.beat(step, 10.0 * flush_estimate());
       finish_flush();  // the stop's checkpoint must be durable before exit 75
       log.end_progress();
       solver_.close_outputs(step - first_step_, wall_seconds() - start);
@@ -688,6 +698,7 @@ void Driver::run(std::int64_t resumed_at) {
           stop_reason, stop_detail, step, store_.path_for(step)));
     }
   }
+  watchdog_.beat(solver_.current_step(), 10.0 * flush_estimate());
   finish_flush();
   log.end_progress();
   solver_.close_outputs(solver_.current_step() - first_step_, wall_seconds() - start);

@@ -337,7 +337,9 @@ LEGACY_CASES = [
     (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"]),
     (HEAT_DECK, "heat_small", "/fields", []),
     (EULER_DECK, "euler_small", "/fields", []),
-    (SPECTRAL_DECK, "spectral_small", "/fields", []),
+    # Written by 1D transforms and transposes, the only plans of b593953 (one rank now runs
+    # whole 3D plans, equal to round-off): the same plans reproduce it bit for bit.
+    (SPECTRAL_DECK, "spectral_small", "/fields", ["--set=spectral.fft.plans=\"lines\""]),
 ]
 
 

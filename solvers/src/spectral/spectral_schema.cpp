@@ -129,6 +129,13 @@ void SpectralSolver::declare_sections(Schema& schema) {
                "FFTW planning: estimate (instant) or measure (about a second, faster transforms).")
       .one_of({"estimate", "measure"})
       .set_default(std::string("measure"));
+  x.add_string("plans",
+               "auto: on one rank, whole 3D transforms with no transpose where the library has "
+               "them (FFTW); lines: batched 1D transforms and transposes at any rank count, the "
+               "only form before 2026-12-06 (it reproduces runs of earlier versions bit for "
+               "bit).")
+      .one_of({"auto", "lines"})
+      .set_default(std::string("auto"));
 
   auto& o = schema.section("spectral.output", "Diagnostics, spectra and snapshots.", "spectral")
                 .may_change_on_restart();

@@ -160,6 +160,7 @@ SpectralConfig SpectralConfig::from(const io::Deck& deck) {
   c.fft.backend = deck.string("spectral.fft.backend");
   c.fft.measure =
       deck.choice<bool>("spectral.fft.planner", {{"estimate", false}, {"measure", true}});
+  c.fft.whole_plans = deck.choice<bool>("spectral.fft.plans", {{"auto", true}, {"lines", false}});
 
   c.scheme_name = deck.string("spectral.time.scheme");
   c.scheme = deck.choice<TimeScheme>("spectral.time.scheme",

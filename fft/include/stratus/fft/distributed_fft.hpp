@@ -47,6 +47,9 @@ struct Options {
   std::string backend = "auto";
   /// FFTW_MEASURE plans (a second or so of planning for faster transforms).
   bool measure = false;
+  /// On one rank, whole 3D plans where the backend has them (no transposes); false: batched 1D
+  /// plans and transposes at every rank count (bitwise the results of earlier versions).
+  bool whole_plans = true;
   /// How the transposes hand their buffers to MPI: a solver passes the run's choice
   /// (stratus::device::choice(ctx).transport); staged is correct with any MPI.
   MpiTransport transport = MpiTransport::staged;
