@@ -38,9 +38,11 @@ from stratus_checks import (Failure, check, checkpoints, ckpt_path, resumed_step
 
 DECK = os.path.join(HERE, "..", "checkpoint", "lj_small.toml")
 NAME = "lj_small"
-STEPS = 600
+# Long enough that an interruption sent once the checkpoint of step 100 exists lands well
+# before the end (600 steps took 0.26 s here: a watcher polling every 0.2 s lost that race).
+STEPS = 6000
 SETTINGS = [f"run.steps={STEPS}", "checkpoint.interval=off", "checkpoint.every=100",
-            "md.lattice.cells=[6,6,6]", "md.thermo.every=20", "md.trajectory.every=100"]
+            "md.lattice.cells=[6,6,6]", "md.thermo.every=20", "md.trajectory.every=1000"]
 # A directory name that would run commands if it ever reached a shell unquoted.
 ODD_DIR = "deck dir 'single' \"double\" $(touch PWNED) `touch PWNED` ; touch PWNED"
 
