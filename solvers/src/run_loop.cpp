@@ -633,6 +633,19 @@ void Driver::run(std::int64_t resumed_at) {
   ctx_.timers().reset();
   solver_.open_outputs(resumed_at);
   if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
+  if (resumed_at >= 0 && local_ != nullptr && ctx_.rank() == 0) {
+    // Resumed from a node-local checkpoint the durable level lacks (the copy never ran): copy
+    // it now, so that losing this instance costs no more than one interval.
+    std::error_code ec;
+    const std::string here = local_->path_for(resumed_at), durable = store_.path_for(resumed_at);
+    if (fs::exists(here, ec) && !fs::exists(durable, ec)) {
+      flusher_.start(resumed_at, here, durable);
+      log.info(
+          "checkpoint: step {} is on the node-local level only: copying it to {} in the "
+          "background",
+          resumed_at, store_.dir());
+    }
+  }
   last_checkpoint_at_ = start;
 
   std::optional<SignalWatch> signals;  // run_deck installs it before the setup; tests may not

@@ -289,8 +289,11 @@ def scenario_levels(r):
     check(resumed_step(text) == steps and "node-local level" in text,
           f"resumed at {resumed_step(text)} (expected {steps}, from the node-local level)")
     check(checkpoints(out, NAME)[-1] == steps + 100, "the continued run's end is not durable")
-    print(f"durable level behind: resumed from the node-local level at step {steps}, continued "
-          f"to {steps + 100} (durable)")
+    check(steps in checkpoints(out, NAME) and "is on the node-local level only" in text,
+          f"the node-local checkpoint resumed from was not copied to the durable level: "
+          f"{checkpoints(out, NAME)}")
+    print(f"durable level behind: resumed from the node-local level at step {steps}, copied it "
+          f"to the durable level, continued to {steps + 100} (durable)")
     _, text = r.run(2, MD_DECK, out, two + ["--restart=none"])
     check(resumed_step(text) == 0, "--restart none did not start from step 0")
     check(max(local_steps(local)) == steps and checkpoints(out, NAME)[-1] == steps,
