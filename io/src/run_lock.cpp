@@ -82,8 +82,7 @@ std::string why_stale(const std::string& path, const LockHolder& h, bool readabl
   if (readable && !h.job.empty() && h.job == me.job && h.attempt >= 0 && me.attempt > h.attempt)
     return fmt::format("it belongs to attempt {} of this Slurm job {} (this is attempt {})",
                        h.attempt, h.job, me.attempt);
-  const std::string& my_host = me.host;
-  if (!readable || h.host != my_host) {
+  if (!readable || h.host != me.host) {
     if (age > kLockLeaseSeconds)
       return fmt::format(
           "its lease was last renewed {:.0f} s ago (a live run renews it every "

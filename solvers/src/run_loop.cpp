@@ -268,17 +268,15 @@ void check_deck(const Context& ctx, const io::Deck& deck, const RunOptions& opti
       r.path(), changed.size(), join(changed, "\n")));
 }
 
-/// The checkpoints to try, newest first (--restart auto), or the one --restart names; empty
-/// for a fresh start (--restart none removes the run's checkpoints). Collective.
 /// The checkpoint levels of a run: the durable directory, and the node-local one when set.
 struct Levels {
   const io::CheckpointStore& durable;
   const io::CheckpointStore* local = nullptr;
 
+  /// The node-local level first: at the same step its copy is the faster one to read.
   [[nodiscard]] std::vector<const io::CheckpointStore*> all() const {
-    std::vector<const io::CheckpointStore*> out{&durable};
-    if (local != nullptr) out.push_back(local);
-    return out;
+    if (local != nullptr) return {local, &durable};
+    return {&durable};
   }
   /// "node-local" or "durable": the level `path` is in.
   [[nodiscard]] const char* level_of(const std::string& path) const {
@@ -294,6 +292,8 @@ struct Levels {
   }
 };
 
+/// The checkpoints to try, newest first (--restart auto), or the one --restart names; empty
+/// for a fresh start (--restart none removes the run's checkpoints). Collective.
 std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions& options,
                                             const Levels& levels, const std::string& run_name) {
   const std::string& how = options.restart;
@@ -312,17 +312,14 @@ std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions
   if (how != "auto") return {how};
   std::vector<std::string> candidates, partials;
   if (ctx.rank() == 0) {
-    // Newest first over both levels; at the same step the node-local copy (faster to read).
+    // Newest first over both levels; at the same step the node-local copy (listed first).
     std::vector<io::CheckpointStore::Entry> all;
     for (const auto* store : levels.all()) {
       for (auto& e : store->list()) all.push_back(std::move(e));
       for (auto& p : store->partials()) partials.push_back(std::move(p));
     }
-    std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
-      if (a.step != b.step) return a.step > b.step;
-      return std::string_view(levels.level_of(a.path)) == "node-local" &&
-             std::string_view(levels.level_of(b.path)) != "node-local";
-    });
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.step > b.step; });
     for (const auto& e : all) candidates.push_back(e.path);
   }
   remove_files(ctx, partials, "left by a checkpoint write that never finished");
@@ -424,7 +421,7 @@ class Driver {
   /// The earliest of the deck's or --walltime's limit and the Slurm job's end (rank 0 logs
   /// it, with the checkpoint schedule).
   [[nodiscard]] double deadline(double start) const;
-  std::string write_checkpoint(const char* reason);
+  void write_checkpoint(const char* reason);
   /// Deletes all but the newest checkpoint.keep checkpoints of `store` older than `step`
   /// (rank 0).
   void prune(const io::CheckpointStore& store, std::int64_t step) const;
@@ -525,7 +522,7 @@ void Driver::finish_flush() {
         local_->dir(), store_.dir(), error));
 }
 
-std::string Driver::write_checkpoint(const char* reason) {
+void Driver::write_checkpoint(const char* reason) {
   const auto& log = ctx_.log();
   const std::int64_t step = solver_.current_step();
   const io::CheckpointStore& target = local_ != nullptr ? *local_ : store_;
@@ -592,7 +589,6 @@ std::string Driver::write_checkpoint(const char* reason) {
                           last_flush_cost_ > 0 ? fmt::format("last {:.3g} s", last_flush_cost_)
                                                : std::string("not measured yet")));
   }
-  return path;
 }
 
 double Driver::deadline(double start) const {
@@ -669,12 +665,12 @@ void Driver::run(std::int64_t resumed_at) {
       step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
       previous = now;
       interval_elapsed = now - last_checkpoint_at_ >= interval_seconds();
+      if (local_ != nullptr)
+        if (auto done = flusher_.poll()) flushed(*done);
       // A stop writes the node-local checkpoint and waits for its copy to the durable level.
       const double cost =
           (last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(state_.bytes()) / 200e6) +
           (local_ != nullptr ? std::max(last_flush_cost_, last_cost_) : 0.0);
-      if (local_ != nullptr)
-        if (auto done = flusher_.poll()) flushed(*done);
       deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
     const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
@@ -691,11 +687,10 @@ void Driver::run(std::int64_t resumed_at) {
     }
     const bool due = (policy_.every > 0 && step % policy_.every == 0) || agreed.interval_elapsed ||
                      (last && policy_.at_end) || stop_reason != nullptr;
-    std::string path;
     if (due && step != last_checkpoint_step_) {
       // A write may take long (and wait for the copy of the previous one): 10 x their costs.
       watchdog_.beat(step, 10.0 * (write_estimate() + flush_estimate()));
-      path = write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
+      write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
       watchdog_.beat(step);
     }
     if (stop_reason != nullptr && !last) {
