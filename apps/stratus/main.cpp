@@ -15,6 +15,7 @@
 #include "version_report.hpp"
 
 #include <fmt/format.h>
+#include <mpi.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -120,14 +121,16 @@ Subcommands add_subcommands(CLI::App& app, Options& o) {
   return {run, check, info, schema};
 }
 
-/// Writes a run's exit code to $STRATUS_EXIT_FILE when it is set: Open MPI's mpiexec reports 1
-/// for ranks that all exited 75 after a forwarded SIGTERM, so tools/stratus-mpiexec reads the
-/// ranks' own code from there (docs/cloud.md).
-void record_exit_code(int code) {
+/// Writes a line to $STRATUS_EXIT_FILE when it is set (tools/stratus-mpiexec sets it,
+/// docs/cloud.md): "started" once every rank is in (any subcommand), then a run's exit code. Open
+/// MPI's mpiexec reports 1 for ranks that all exited 75 after a forwarded SIGTERM, so the wrapper
+/// reads the ranks' own code from there; and it ends a launch that never gets to "started"
+/// (mpiexec waits without end for a daemon lost before it reported in).
+void record_in_exit_file(const std::string& line) {
   const char* path = std::getenv("STRATUS_EXIT_FILE");
   if (path == nullptr || *path == '\0') return;
   if (std::FILE* f = std::fopen(path, "w")) {
-    std::fprintf(f, "%d\n", code);
+    std::fprintf(f, "%s\n", line.c_str());
     std::fclose(f);
   }
 }
@@ -229,6 +232,8 @@ int main(int argc, char** argv) {
   if (run->parsed() || post->parsed())  // they launch kernels
     context_options.start_device = stratus::device::starter();
   stratus::Context ctx(kargc, kargv, context_options);
+  MPI_Barrier(ctx.comm());  // every rank has started
+  if (ctx.rank() == 0) record_in_exit_file("started");
   const int code = ctx.run_guarded([&]() -> int {
     ctx.configure_logging(o.log_all_ranks, o.quiet     ? stratus::LogLevel::warn
                                            : o.verbose ? stratus::LogLevel::debug
@@ -246,6 +251,6 @@ int main(int argc, char** argv) {
     }
     return static_cast<int>(stratus::ExitCode::bad_input);
   });
-  if (run->parsed() && ctx.rank() == 0) record_exit_code(code);
+  if (run->parsed() && ctx.rank() == 0) record_in_exit_file(std::to_string(code));
   return code;
 }

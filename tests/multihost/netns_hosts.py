@@ -7,6 +7,7 @@ memory. Needs root (ip netns, ip link). Run with Debian's /usr/bin/python3.
     with NetnsHosts(2, work) as hosts:
         subprocess.run(hosts.mpiexec(mpiexec, [2, 2]) + [program, ...])
         hosts.kill(1)      # every process of host 1, at once (a reclaimed instance)
+        hosts.freeze(1)    # every process of host 1 stopped (a hung instance)
         hosts.cut(1)       # host 1's link down (a network partition)
 """
 import os
@@ -66,6 +67,8 @@ class NetnsHosts:
         self.addresses = [f"{self.subnet}.{i + 2}" for i in range(count)]
         self.map = os.path.join(work, "netns-hosts.map")
         self.local = [os.path.join(work, "hosts", n.rsplit("-", 1)[-1], "local") for n in self.names]
+        # A lost host's marker: netns-agent launches nothing into a host while it exists.
+        self.down = [os.path.join(work, "hosts", n.rsplit("-", 1)[-1], "down") for n in self.names]
 
     def __enter__(self):
         remove_stale()
@@ -83,12 +86,15 @@ class NetnsHosts:
                 ip("-n", name, "link", "set", "eth0", "up")
                 ip("-n", name, "link", "set", "lo", "up")
                 os.makedirs(local, exist_ok=True)
+            for down in self.down:
+                if os.path.exists(down):
+                    os.remove(down)
         except BaseException:
             self.__exit__(None, None, None)
             raise
         with open(self.map, "w") as f:
-            for name, addr in zip(self.names, self.addresses):
-                f.write(f"{addr} {name}\n")
+            for name, addr, down in zip(self.names, self.addresses, self.down):
+                f.write(f"{addr} {name} {down}\n")
         return self
 
     def __exit__(self, *exc):
@@ -139,16 +145,37 @@ class NetnsHosts:
     def pids(self, host):
         return [int(p) for p in ip("netns", "pids", self.names[host], check=False).stdout.split()]
 
+    def signal_host_processes(self, name, sig):
+        """`sig` to every process in the namespace, listing them again until no new one shows:
+        a process may fork between one listing and the signal (Open MPI's daemon daemonizes
+        while it starts), and its child must not escape."""
+        done = set()
+        while True:
+            pids = set(ip("netns", "pids", name, check=False).stdout.split()) - done
+            if not pids:
+                return
+            for p in pids:
+                try:
+                    os.kill(int(p), sig)
+                except ProcessLookupError:
+                    pass
+            done |= pids
+
     def kill_host_processes(self, name):
-        for p in ip("netns", "pids", name, check=False).stdout.split():
-            try:
-                os.kill(int(p), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        self.signal_host_processes(name, signal.SIGKILL)
 
     def kill(self, host):
-        """Every process of `host` killed at once, as when its instance is reclaimed."""
+        """Every process of `host` killed, as when its instance is reclaimed, and nothing
+        launched there afterwards (the instance is gone). The marker comes first: a launch
+        that entered the namespace before it is among the processes killed, one that enters
+        after it sees the marker (netns-agent checks it inside the namespace)."""
+        open(self.down[host], "w").close()
         self.kill_host_processes(self.names[host])
+
+    def freeze(self, host):
+        """Every process of `host` stopped (SIGSTOP): a hung instance whose kernel still answers
+        TCP. `replace` or the end of the test kills them."""
+        self.signal_host_processes(self.names[host], signal.SIGSTOP)
 
     def cut(self, host):
         """`host`'s link down: its processes live on but reach no one."""
@@ -158,6 +185,7 @@ class NetnsHosts:
         """A fresh instance in place of a lost `host`: what lived there is killed, its link is
         up again and its node-local directory is empty."""
         self.kill(host)
+        os.remove(self.down[host])
         ip("link", "set", self.veths[host], "up")
         shutil.rmtree(self.local[host], ignore_errors=True)
         os.makedirs(self.local[host], exist_ok=True)
