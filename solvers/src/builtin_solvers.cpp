@@ -6,34 +6,39 @@
 #include "stratus/solvers/solver.hpp"
 #include "stratus/solvers/spectral.hpp"
 
+#include <memory>
+#include <string>
+#include <utility>
+
 namespace stratus {
 
+namespace {
+
+/// A solver's entry: `Config` declares the deck sections and reads the checked deck
+/// (Config::declare, Config::from, Config::memory); `S` runs it.
+template <class S, class Config>
+SolverEntry entry(std::string name, std::string summary) {
+  return SolverEntry{
+      std::move(name), std::move(summary), [](Schema& s) { Config::declare(s); },
+      [](Context& ctx, const io::Deck& deck) { return std::make_unique<S>(ctx, deck); },
+      [](const io::Deck& deck) { return Config::from(deck).memory(); }};
+}
+
+}  // namespace
+
 void register_builtin_solvers(SolverRegistry& registry) {
-  registry.add(SolverEntry{
-      "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid",
-      [](Schema& s) { HeatSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<HeatSolver>(ctx, deck); },
-      [](const io::Deck& deck) { return HeatConfig::from(deck).memory(); }});
-  registry.add(SolverEntry{
-      "md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition",
-      [](Schema& s) { md::MdSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<md::MdSolver>(ctx, deck); },
-      [](const io::Deck& deck) { return md::MdConfig::from(deck).memory(); }});
-  registry.add(SolverEntry{
+  registry.add(entry<HeatSolver, HeatConfig>(
+      "heat", "explicit finite-volume heat equation on a 3D block-decomposed grid"));
+  registry.add(entry<md::MdSolver, md::MdConfig>(
+      "md", "molecular dynamics of Lennard-Jones atoms with MPI spatial decomposition"));
+  registry.add(entry<SpectralSolver, SpectralConfig>(
       "spectral",
-      "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed FFTs)",
-      [](Schema& s) { SpectralSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) {
-        return std::make_unique<SpectralSolver>(ctx, deck);
-      },
-      [](const io::Deck& deck) { return SpectralConfig::from(deck).memory(); }});
-  registry.add(SolverEntry{
+      "pseudo-spectral incompressible Navier-Stokes on periodic 2D and 3D boxes (distributed "
+      "FFTs)"));
+  registry.add(entry<EulerSolver, EulerConfig>(
       "euler",
       "compressible finite-volume Euler and Navier-Stokes equations on a block-decomposed "
-      "Cartesian grid",
-      [](Schema& s) { EulerSolver::declare_sections(s); },
-      [](Context& ctx, const io::Deck& deck) { return std::make_unique<EulerSolver>(ctx, deck); },
-      [](const io::Deck& deck) { return EulerConfig::from(deck).memory(); }});
+      "Cartesian grid"));
 }
 
 }  // namespace stratus

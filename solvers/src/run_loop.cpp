@@ -410,7 +410,9 @@ class Driver {
         state_(state),
         store_(levels.durable),
         local_(levels.local),
-        watchdog_(watchdog) {}
+        watchdog_(watchdog) {
+    solver_.declare_outputs(outputs_);
+  }
 
   /// Steps the solver from `resumed_at` (-1: a fresh start) to run.steps or its end,
   /// checkpointing on the policy's schedule; throws StopRequested after the checkpoint of a
@@ -455,6 +457,7 @@ class Driver {
   const CheckpointPolicy& policy_;
   Solver& solver_;
   const StateDescriptor& state_;      // what a checkpoint of the solver holds
+  OutputDescriptor outputs_;          // the solver's outputs and their schedule
   const io::CheckpointStore& store_;  // the durable level
   const io::CheckpointStore* local_;  // the node-local level (null: one level)
   io::CheckpointFlusher flusher_;     // rank 0: node-local -> durable copies
@@ -532,7 +535,7 @@ void Driver::write_checkpoint(const char* reason) {
   double written = 0;
   try {
     auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
-    solver_.sync_outputs();
+    outputs_.sync();
     io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml,
                                 state_.info(step, solver_.current_time(), kokkos_default_space()));
     state_.save(writer);
@@ -627,7 +630,7 @@ void Driver::run(std::int64_t resumed_at) {
   const double deadline_at = deadline(start);
   // The run summary covers the time loop: outputs and checkpoints in, set-up and resume out.
   ctx_.timers().reset();
-  solver_.open_outputs(resumed_at);
+  outputs_.open(resumed_at);
   if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
   if (resumed_at >= 0 && local_ != nullptr && ctx_.rank() == 0) {
     // Resumed from a node-local checkpoint the durable level lacks (the copy never ran): copy
@@ -654,7 +657,7 @@ void Driver::run(std::int64_t resumed_at) {
   double step_time = 0;  // moving average of one step's wall time (rank 0)
   double previous = wall_seconds();
   while (solver_.current_step() < final_step && !solver_.reached_end()) {
-    solver_.advance(final_step);
+    const bool last = outputs_.advance(solver_, final_step);
     const std::int64_t step = solver_.current_step();
     const double now = wall_seconds();
     device_peak_.sample(now);  // this rank's clock; a no-op without CUDA
@@ -675,7 +678,6 @@ void Driver::run(std::int64_t resumed_at) {
     }
     const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
     watchdog_.beat(step);  // every rank got past the step's collective
-    const bool last = step >= final_step || solver_.reached_end();
     const char* stop_reason = nullptr;
     std::string stop_detail;
     if (agreed.signal != 0) {
@@ -697,7 +699,7 @@ void Driver::run(std::int64_t resumed_at) {
       watchdog_.beat(step, 10.0 * flush_estimate());
       finish_flush();  // the stop's checkpoint must be durable before exit 75
       log.end_progress();
-      solver_.close_outputs(step - first_step_, wall_seconds() - start);
+      outputs_.close();
       report_run(
           ctx_, config_, solver_,
           record(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
@@ -709,7 +711,7 @@ void Driver::run(std::int64_t resumed_at) {
   watchdog_.beat(solver_.current_step(), 10.0 * flush_estimate());
   finish_flush();
   log.end_progress();
-  solver_.close_outputs(solver_.current_step() - first_step_, wall_seconds() - start);
+  outputs_.close();
   report_run(ctx_, config_, solver_, record("finished", "", start));
 }
 

@@ -110,9 +110,11 @@ TEST_F(MdColumns, AnAddedPropertyTravelsAndComesBackFromACheckpoint) {
     }
     const std::int64_t rebuilds = a.rebuilds();
     // T = 3: atoms cross subdomains between rebuilds. Frames at steps 0, 100 and 200.
-    a.open_outputs(-1);
-    for (int s = 0; s < 200; ++s) a.advance(200);
-    a.close_outputs(200, 0.0);
+    OutputDescriptor outputs;
+    a.declare_outputs(outputs);
+    outputs.open(-1);
+    for (int s = 0; s < 200; ++s) outputs.advance(a, 200);
+    outputs.close();
     ASSERT_GT(a.rebuilds(), rebuilds + 3) << "no migration happened";
     EXPECT_EQ(wrong_values(atoms), 0) << "an added column lost its values in migration";
     natoms = a.natoms();

@@ -101,7 +101,6 @@ void EulerSolver::write_xdmf() const {
 }
 
 void EulerSolver::write_frame() {
-  if (!config_.write_fields) return;
   if (!frame_steps_.empty() && frame_steps_.back() == step_) return;
   write_fields((fs::path(config_.output.dir) / frame_name(config_.output, step_)).string());
   frame_steps_.push_back(step_);
@@ -123,18 +122,23 @@ void EulerSolver::report() {
       d.min_density, d.min_pressure));
 }
 
-void EulerSolver::open_outputs(std::int64_t resumed_at) {
-  series_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), config_.output.path(".series.csv"),
+void EulerSolver::declare_outputs(OutputDescriptor& outputs) {
+  // Steps, wall time and throughput: the run summary (run_report.cpp).
+  const char* columns =
       "step,time,dt,mass,momentum_x,momentum_y,momentum_z,energy,kinetic_energy,min_density,"
-      "min_pressure\n",
-      resumed_at);
-  ctx_.log().info("{:>8} {:>13} {:>11} {:>17} {:>17} {:>11} {:>11}", "step", "time", "dt", "mass",
-                  "energy", "min rho", "min p");
-  if (resumed_at < 0) {
-    report();
-    write_frame();
-  } else if (ctx_.rank() == 0 && config_.write_fields) {
+      "min_pressure\n";
+  outputs.add(series_output(ctx_, series_, "series", config_.log_every,
+                            config_.output.path(".series.csv"), columns,
+                            fmt::format("{:>8} {:>13} {:>11} {:>17} {:>17} {:>11} {:>11}", "step",
+                                        "time", "dt", "mass", "energy", "min rho", "min p"),
+                            [this] { report(); }));
+  if (!config_.write_fields) return;
+
+  Output frames;
+  frames.name = "field frames";
+  frames.also_when = [this] { return config_.field_interval > 0 && time_ >= next_frame_time_; };
+  frames.open = [this](std::int64_t resumed_at) {
+    if (resumed_at < 0 || ctx_.rank() != 0) return;
     // Frames after the checkpoint belong to the history this run replaces.
     const fs::path dir = config_.output.dir;
     const std::string prefix = config_.output.name + ".fields.";
@@ -148,25 +152,14 @@ void EulerSolver::open_outputs(std::int64_t resumed_at) {
         fs::remove(e.path(), ec);
     }
     write_xdmf();
-  }
-}
-
-void EulerSolver::advance(std::int64_t final_step) {
-  step();
-  const std::int64_t every = config_.log_every;
-  const bool last = step_ == final_step || reached_end();
-  if ((every > 0 && step_ % every == 0) || last) report();
-  const double interval = config_.field_interval;
-  if ((interval > 0 && time_ >= next_frame_time_) || last) write_frame();
-}
-
-void EulerSolver::sync_outputs() { series_->sync(); }
-
-void EulerSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
-  series_->close();  // steps, wall time and throughput: the run summary (run_report.cpp)
-  if (config_.write_fields && !frame_steps_.empty())
-    ctx_.log().info("euler: {} field file(s), index {}", frame_steps_.size(),
-                    config_.output.path(".xdmf"));
+  };
+  frames.write = [this] { write_frame(); };
+  frames.close = [this] {
+    if (!frame_steps_.empty())
+      ctx_.log().info("euler: {} field file(s), index {}", frame_steps_.size(),
+                      config_.output.path(".xdmf"));
+  };
+  outputs.add(std::move(frames));
 }
 
 void EulerSolver::declare_state(StateDescriptor& state) {

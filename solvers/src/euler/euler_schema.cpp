@@ -10,7 +10,7 @@ namespace stratus {
 using euler_names::kFaces;
 using euler_names::kProblems;
 
-void EulerSolver::declare_sections(Schema& schema) {
+void EulerConfig::declare(Schema& schema) {
   auto& e = schema.section(
       "euler",
       "Compressible Euler / Navier-Stokes equations of an ideal gas, finite volumes on a uniform "

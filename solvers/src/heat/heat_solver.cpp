@@ -19,7 +19,7 @@ namespace stratus {
 
 using kernels::HeatBoundary;
 
-void HeatSolver::declare_sections(Schema& schema) {
+void HeatConfig::declare(Schema& schema) {
   auto& h =
       schema.section("heat", "Heat equation u_t = D lap(u) on a box, explicit in time.", "heat");
   h.add_int_list("cells", "Grid cells along x, y and z.").list_length(3).at_least(1);
@@ -291,31 +291,22 @@ void HeatSolver::report() {
                          d.max_abs, d.l2_error, d.l2_exact));
 }
 
-void HeatSolver::open_outputs(std::int64_t resumed_at) {
-  diag_ = std::make_unique<io::SeriesFile>(ctx_.comm(), config_.output.path(".diag.csv"),
-                                           "step,time,total_heat,max_abs,l2_error,l2_exact\n",
-                                           resumed_at);
-  ctx_.log().info("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time", "total_heat", "max|u|",
-                  "l2_error");
-  if (resumed_at < 0) report();
-}
-
-void HeatSolver::advance(std::int64_t final_step) {
-  step();
-  const std::int64_t every = config_.log_every;
-  if ((every > 0 && step_ % every == 0) || step_ == final_step) report();
-}
-
-void HeatSolver::sync_outputs() { diag_->sync(); }
-
-void HeatSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
-  diag_->close();  // steps, wall time and throughput: the run summary (run_report.cpp)
-  if (config_.write_field) {
-    const std::string path = config_.output.path(".h5");
-    write_field_file(path);
-    ctx_.log().info("heat: wrote {} and its XDMF index {} (ParaView)", path,
-                    config_.output.path(".xdmf"));
-  }
+void HeatSolver::declare_outputs(OutputDescriptor& outputs) {
+  outputs.add(series_output(ctx_, diag_, "diagnostics", config_.log_every,
+                            config_.output.path(".diag.csv"),
+                            "step,time,total_heat,max_abs,l2_error,l2_exact\n",
+                            fmt::format("{:>8} {:>14} {:>16} {:>14} {:>12}", "step", "time",
+                                        "total_heat", "max|u|", "l2_error"),
+                            [this] { report(); }));
+  // The field file: when the run ends or stops. Steps, wall time and throughput are the run
+  // summary's (run_report.cpp).
+  if (config_.write_field)
+    outputs.at_close([this] {
+      const std::string path = config_.output.path(".h5");
+      write_field_file(path);
+      ctx_.log().info("heat: wrote {} and its XDMF index {} (ParaView)", path,
+                      config_.output.path(".xdmf"));
+    });
 }
 
 void HeatSolver::declare_state(StateDescriptor& state) {

@@ -1,5 +1,5 @@
-// The MD solver's outputs and its hooks in the shared time loop: thermo CSV, H5MD trajectory
-// parts, the per-step driver and the end-of-run summary.
+// The MD solver's outputs, declared for the shared time loop: thermo CSV, H5MD trajectory parts
+// and the end-of-run summary.
 #include "stratus/core/timers.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
@@ -44,71 +44,75 @@ void MdSolver::write_frame() {
   ++trajectory_frames_;
 }
 
-void MdSolver::open_outputs(std::int64_t resumed_at) {
-  trajectory_every_ = config_.trajectory_every;
-  if (resumed_at < 0) trajectory_part_ = 0;
-  // Parts from trajectory_part_ on hold frames after the checkpoint (or belong to an older run
-  // of the same name): they are rewritten.
-  if (ctx_.rank() == 0) {
-    for (std::int64_t part = std::max<std::int64_t>(trajectory_part_, 1);; ++part) {
-      std::error_code ec;
-      if (!std::filesystem::remove(trajectory_part_path(part), ec)) break;
-    }
-  }
-  thermo_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), config_.output.path(".thermo.csv"),
+void MdSolver::advance(bool prepare_output) {
+  energy_wanted_ = prepare_output;
+  step();
+}
+
+void MdSolver::declare_outputs(OutputDescriptor& outputs) {
+  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
+  const auto resumed = [this](std::int64_t resumed_at) {
+    if (resumed_at >= 0 && thermo_->dropped() > 0)
+      ctx_.log().info("md: dropped {} thermo row(s) written after step {}", thermo_->dropped(),
+                      resumed_at);
+    rebuilds_at_open_ = rebuilds_;
+  };
+  Output thermo = series_output(
+      ctx_, thermo_, "thermo", config_.thermo_every, config_.output.path(".thermo.csv"),
       "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n"
       "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
-      resumed_at);
-  if (resumed_at >= 0 && thermo_->dropped() > 0)
-    ctx_.log().info("md: dropped {} thermo row(s) written after step {}", thermo_->dropped(),
-                    resumed_at);
-  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
-  ctx_.log().info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
-                  "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N");
-  rebuilds_at_open_ = rebuilds_;
-  if (resumed_at >= 0) return;  // step `resumed_at` is in the outputs already
-  report();
-  if (trajectory_every_ > 0) write_frame();
-}
+      fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
+                  "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),
+      [this] { report(); }, resumed);
+  thermo.prepared_by_step = true;
 
-void MdSolver::advance(std::int64_t final_step) {
-  const std::int64_t every = config_.thermo_every;
-  const std::int64_t next = step_ + 1;
-  energy_wanted_ = (every > 0 && next % every == 0) || next == final_step;
-  step();
-  if ((every > 0 && step_ % every == 0) || step_ == final_step) report();
-  if (trajectory_every_ > 0 && step_ % trajectory_every_ == 0) write_frame();
-}
-
-void MdSolver::sync_outputs() {
-  thermo_->sync();
-  if (trajectory_) {
+  Output trajectory;
+  trajectory.name = "trajectory";
+  trajectory.every = config_.trajectory_every;  // 0: no frames, but old parts still go
+  trajectory.at_start = config_.trajectory_every > 0;
+  trajectory.at_end = false;
+  trajectory.open = [this](std::int64_t resumed_at) {
+    if (resumed_at < 0) trajectory_part_ = 0;
+    // Parts from trajectory_part_ on hold frames after the checkpoint (or belong to an older
+    // run of the same name): they are rewritten.
+    if (ctx_.rank() == 0) {
+      for (std::int64_t part = std::max<std::int64_t>(trajectory_part_, 1);; ++part) {
+        std::error_code ec;
+        if (!std::filesystem::remove(trajectory_part_path(part), ec)) break;
+      }
+    }
+  };
+  trajectory.write = [this] { write_frame(); };
+  trajectory.sync = [this] {
+    if (!trajectory_) return;
     // The part written so far is closed (complete on disk) before the checkpoint that covers
     // it; later frames go to the next part.
     trajectory_->close();
     trajectory_.reset();
     ++trajectory_part_;
-  }
-}
+  };
+  trajectory.close = [this] {
+    // The last part that holds frames: the open one, else the one closed by the last
+    // checkpoint (sync has already moved trajectory_part_ on to a part not created yet).
+    const std::int64_t last =
+        trajectory_ ? trajectory_part_ : std::max<std::int64_t>(trajectory_part_ - 1, 0);
+    if (trajectory_) {
+      trajectory_->close();
+      trajectory_.reset();
+    }
+    if (config_.trajectory_every > 0)
+      ctx_.log().info("md: wrote {} trajectory frames to {}{}", trajectory_frames_,
+                      trajectory_part_path(0),
+                      last > 0 ? fmt::format(" .. {}", trajectory_part_path(last)) : std::string());
+  };
 
-void MdSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
-  const auto& log = ctx_.log();
-  // The last part that holds frames: the open one, else the one closed by the last checkpoint
-  // (sync_outputs has already moved trajectory_part_ on to a part not created yet).
-  const std::int64_t last =
-      trajectory_ ? trajectory_part_ : std::max<std::int64_t>(trajectory_part_ - 1, 0);
-  if (trajectory_) {
-    trajectory_->close();
-    trajectory_.reset();
-  }
-  if (trajectory_every_ > 0)
-    log.info("md: wrote {} trajectory frames to {}{}", trajectory_frames_, trajectory_part_path(0),
-             last > 0 ? fmt::format(" .. {}", trajectory_part_path(last)) : std::string());
-  thermo_->close();
+  outputs.add(std::move(thermo));
+  outputs.add(std::move(trajectory));
   // Steps, wall time and throughput are the run summary's (run_report.cpp).
-  log.info("md: {} neighbour list builds ({} during the run)", rebuilds_,
-           rebuilds_ - rebuilds_at_open_);
+  outputs.at_close([this] {
+    ctx_.log().info("md: {} neighbour list builds ({} during the run)", rebuilds_,
+                    rebuilds_ - rebuilds_at_open_);
+  });
 }
 
 }  // namespace stratus::md

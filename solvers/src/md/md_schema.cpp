@@ -1,10 +1,10 @@
 // The deck sections of the MD solver: [md], [md.lattice], [md.velocity], [md.pair],
 // [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.trajectory], [md.thermo].
-#include "stratus/solvers/md/md_solver.hpp"
+#include "stratus/solvers/md/md_config.hpp"
 
 namespace stratus::md {
 
-void MdSolver::declare_sections(Schema& schema) {
+void MdConfig::declare(Schema& schema) {
   auto& md = schema.section(
       "md",
       "Molecular dynamics in reduced Lennard-Jones units (lengths in sigma, energies in epsilon, "

@@ -178,106 +178,101 @@ void SpectralSolver::report() {
                          d.cfl, d.re_lambda));
 }
 
-void SpectralSolver::open_outputs(std::int64_t resumed_at) {
-  diag_ = std::make_unique<io::SeriesFile>(
-      ctx_.comm(), config_.output.path(".diag.csv"),
-      "step,time,dt,energy,enstrophy,dissipation,max_div,cfl,re_lambda\n", resumed_at);
-  if (config_.spectrum_every > 0) {
-    spectrum_csv_ = std::make_unique<io::SeriesFile>(
-        ctx_.comm(), config_.output.path(".spectrum.csv"), "step,time,k,energy\n", resumed_at);
-    const auto bins = spectrum().size();
-    std::vector<double> k(bins);
-    for (std::size_t b = 0; b < bins; ++b) k[b] = static_cast<double>(b) * dk_;
-    if (ctx_.rank() == 0)
-      profiles_ = std::make_unique<io::ProfileFile>(config_.output.path(".spectra.h5"),
-                                                    "energy spectrum E(k)", k, config_.deck_toml,
-                                                    resumed_at);
-  }
-  // Snapshots: on resume keep those up to the checkpoint, delete later ones (rank 0).
-  snapshot_steps_.clear();
-  snapshot_times_.clear();
-  if (config_.snapshot_every > 0) {
-    if (ctx_.rank() == 0 && resumed_at >= 0) {
-      const std::string run = config_.output.name;
-      const std::regex pattern(
-          std::regex_replace(run, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-          R"(\.fields\.(\d{12})\.h5)");
-      std::vector<std::pair<std::int64_t, std::string>> found;
-      const fs::path dir = fs::path(config_.output.path("")).parent_path();
-      std::error_code ec;
-      for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
-        std::smatch m;
-        const std::string name = entry.path().filename().string();
-        if (std::regex_match(name, m, pattern)) found.emplace_back(std::stoll(m[1]), entry.path());
-      }
-      std::sort(found.begin(), found.end());
-      for (const auto& [s, p] : found) {
-        if (s > resumed_at) {
-          fs::remove(p, ec);
-          continue;
-        }
-        snapshot_steps_.push_back(s);
-        snapshot_times_.push_back(io::read_double_attribute(p, "/fields", "time"));
-      }
-    }
-  }
-  ctx_.log().info("{:>8} {:>13} {:>11} {:>16} {:>14} {:>14} {:>10} {:>7}", "step", "time", "dt",
-                  "energy", "enstrophy", "dissipation", "max|div u|", "CFL");
-  if (resumed_at < 0) {
-    // CFL of the initial field (what the first step will see).
+void SpectralSolver::declare_outputs(OutputDescriptor& outputs) {
+  // CFL of the initial field (what the first step will see).
+  const auto first_dt = [this](std::int64_t resumed_at) {
+    if (resumed_at >= 0) return;
     nonlinear(v_, true);
     if (adaptive_) {
       dt_ = cfl_rate_ > 0 ? cfl_ / cfl_rate_ : dt_max_;
       if (dt_max_ > 0 && dt_ > dt_max_) dt_ = dt_max_;
     }
-    report();
-    if (spectrum_csv_) write_spectrum();
-    if (config_.snapshot_every > 0) {
-      write_snapshot(config_.output.path("") +
-                     snapshot_name(config_.output.name, 0).substr(config_.output.name.size()));
-      snapshot_steps_.push_back(0);
+  };
+  outputs.add(series_output(
+      ctx_, diag_, "diagnostics", config_.diag_every, config_.output.path(".diag.csv"),
+      "step,time,dt,energy,enstrophy,dissipation,max_div,cfl,re_lambda\n",
+      fmt::format("{:>8} {:>13} {:>11} {:>16} {:>14} {:>14} {:>10} {:>7}", "step", "time", "dt",
+                  "energy", "enstrophy", "dissipation", "max|div u|", "CFL"),
+      [this] { report(); }, first_dt));
+
+  if (config_.spectrum_every > 0) {
+    // E(k) also goes to NAME.spectra.h5 (rank 0), whose k axis is written when it is opened.
+    const auto open_profiles = [this](std::int64_t resumed_at) {
+      const auto bins = spectrum().size();  // collective
+      std::vector<double> k(bins);
+      for (std::size_t b = 0; b < bins; ++b) k[b] = static_cast<double>(b) * dk_;
+      if (ctx_.rank() == 0)
+        profiles_ = std::make_unique<io::ProfileFile>(config_.output.path(".spectra.h5"),
+                                                      "energy spectrum E(k)", k, config_.deck_toml,
+                                                      resumed_at);
+    };
+    Output spectrum = series_output(
+        ctx_, spectrum_csv_, "spectrum", config_.spectrum_every,
+        config_.output.path(".spectrum.csv"), "step,time,k,energy\n", "",
+        [this] { write_spectrum(); }, open_profiles);
+    spectrum.at_end = false;
+    outputs.add(std::move(spectrum));
+  }
+
+  if (config_.snapshot_every > 0) {
+    Output snapshots;
+    snapshots.name = "snapshots";
+    snapshots.every = config_.snapshot_every;
+    snapshots.at_end = false;
+    snapshots.open = [this](std::int64_t resumed_at) { open_snapshots(resumed_at); };
+    snapshots.write = [this] {
+      const std::string run = config_.output.name;
+      write_snapshot(config_.output.path(snapshot_name(run, step_).substr(run.size())));
+      snapshot_steps_.push_back(step_);
       snapshot_times_.push_back(time_);
       write_series_file();
-    }
+    };
+    outputs.add(std::move(snapshots));
   }
-}
-
-void SpectralSolver::advance(std::int64_t final_step) {
-  step();
-  const auto every = [&](std::int64_t n) { return n > 0 && step_ % n == 0; };
-  if (every(config_.diag_every) || step_ == final_step) report();
-  if (spectrum_csv_ && every(config_.spectrum_every)) write_spectrum();
-  if (every(config_.snapshot_every)) {
-    const std::string run = config_.output.name;
-    write_snapshot(config_.output.path(snapshot_name(run, step_).substr(run.size())));
-    snapshot_steps_.push_back(step_);
-    snapshot_times_.push_back(time_);
-    write_series_file();
-  }
-}
-
-void SpectralSolver::sync_outputs() {
-  diag_->sync();
-  if (spectrum_csv_) spectrum_csv_->sync();
-}
-
-void SpectralSolver::close_outputs(std::int64_t /*steps*/, double /*seconds*/) {
-  diag_->close();
-  if (spectrum_csv_) spectrum_csv_->close();
   // Steps, wall time and throughput: the run summary (run_report.cpp).
-  if (config_.fft_timing && steps_timed_ > 0) {
-    // Rank 0's figures (ranks wait for each other in the transposes).
-    const double step_s = step_seconds_ / static_cast<double>(steps_timed_);
-    const double inside_s = fft_seconds_in_steps_ / static_cast<double>(steps_timed_);
-    const int repeats = std::max(2, static_cast<int>(std::min<std::int64_t>(steps_timed_, 10)));
-    const double fft_s = time_fft_of_one_step(repeats);
-    ctx_.log().info(
-        "spectral: fft timing: step {:.4f} ms, standalone FFTs of one step {:.4f} ms, outside "
-        "FFTs and transposes {:.1f}%; inside the steps: FFTs and transposes {:.4f} ms, outside "
-        "{:.1f}% ({})",
-        1e3 * step_s, 1e3 * fft_s, 100.0 * (step_s - fft_s) / step_s, 1e3 * inside_s,
-        100.0 * (step_s - inside_s) / step_s, fft_->describe());
+  if (config_.fft_timing) outputs.at_close([this] { log_fft_timing(); });
+}
+
+void SpectralSolver::open_snapshots(std::int64_t resumed_at) {
+  // On resume keep the snapshots up to the checkpoint, delete later ones (rank 0).
+  snapshot_steps_.clear();
+  snapshot_times_.clear();
+  if (ctx_.rank() != 0 || resumed_at < 0) return;
+  const std::string run = config_.output.name;
+  const std::regex pattern(std::regex_replace(run, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                           R"(\.fields\.(\d{12})\.h5)");
+  std::vector<std::pair<std::int64_t, std::string>> found;
+  const fs::path dir = fs::path(config_.output.path("")).parent_path();
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, m, pattern)) found.emplace_back(std::stoll(m[1]), entry.path());
   }
+  std::sort(found.begin(), found.end());
+  for (const auto& [s, p] : found) {
+    if (s > resumed_at) {
+      fs::remove(p, ec);
+      continue;
+    }
+    snapshot_steps_.push_back(s);
+    snapshot_times_.push_back(io::read_double_attribute(p, "/fields", "time"));
+  }
+}
+
+void SpectralSolver::log_fft_timing() {
+  if (steps_timed_ == 0) return;
+  // Rank 0's figures (ranks wait for each other in the transposes).
+  const double step_s = step_seconds_ / static_cast<double>(steps_timed_);
+  const double inside_s = fft_seconds_in_steps_ / static_cast<double>(steps_timed_);
+  const int repeats = std::max(2, static_cast<int>(std::min<std::int64_t>(steps_timed_, 10)));
+  const double fft_s = time_fft_of_one_step(repeats);
+  ctx_.log().info(
+      "spectral: fft timing: step {:.4f} ms, standalone FFTs of one step {:.4f} ms, outside "
+      "FFTs and transposes {:.1f}%; inside the steps: FFTs and transposes {:.4f} ms, outside "
+      "{:.1f}% ({})",
+      1e3 * step_s, 1e3 * fft_s, 100.0 * (step_s - fft_s) / step_s, 1e3 * inside_s,
+      100.0 * (step_s - inside_s) / step_s, fft_->describe());
 }
 
 namespace {

@@ -3,7 +3,7 @@
 
 namespace stratus {
 
-void SpectralSolver::declare_sections(Schema& schema) {
+void SpectralConfig::declare(Schema& schema) {
   auto& s =
       schema.section("spectral",
                      "Pseudo-spectral incompressible Navier-Stokes on a periodic 2D or 3D box "

@@ -53,15 +53,14 @@ struct EulerConfig {
   std::vector<std::string> warnings;
 
   static EulerConfig from(const io::Deck& deck);
+  /// Declares [euler], [euler.boundary], [euler.viscosity] and [euler.initial].
+  static void declare(Schema& schema);
   /// The conserved state, its stage copy and the fluxes: 25 reals a cell, whatever the scheme.
   [[nodiscard]] MemoryNeed memory() const;
 };
 
 class EulerSolver : public GridSolver {
  public:
-  /// Declares [euler], [euler.boundary], [euler.viscosity] and [euler.initial].
-  static void declare_sections(Schema& schema);
-
   /// Checks the deck, builds the decomposition and sets the initial condition. Collective.
   /// Throws DeckError pointing at the key to change.
   EulerSolver(Context& ctx, const io::Deck& deck);
@@ -71,16 +70,13 @@ class EulerSolver : public GridSolver {
   // OUTPUT_DIR/NAME.xdmf (ParaView).
   [[nodiscard]] bool reached_end() const override;
   [[nodiscard]] double end_time() const override { return t_end_; }
-  void open_outputs(std::int64_t resumed_at) override;
-  void advance(std::int64_t final_step) override;
-  void sync_outputs() override;
-  void close_outputs(std::int64_t steps, double seconds) override;
+  void declare_outputs(OutputDescriptor& outputs) override;
   void declare_state(StateDescriptor& state) override;
 
   /// Advances one step (dt from the CFL condition, clipped to reach euler.t_end). Throws
   /// RuntimeError naming the cell, step and values when a density or pressure goes
   /// non-positive. Collective.
-  void step();
+  void step() override;
 
   struct Totals {
     std::int64_t step = 0;

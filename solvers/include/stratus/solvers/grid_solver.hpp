@@ -22,6 +22,10 @@ class GridSolver : public Solver {
            static_cast<double>(cells_[2]);
   }
   [[nodiscard]] std::string work_unit() const override { return "cell-updates"; }
+  /// A grid step needs no preparation for its outputs.
+  void advance(bool /*prepare_output*/) final { step(); }
+  /// Advances one step. Collective.
+  virtual void step() = 0;
 
  protected:
   std::array<std::int64_t, 3> cells_{};  ///< the global grid

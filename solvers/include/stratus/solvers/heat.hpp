@@ -34,15 +34,14 @@ struct HeatConfig {
   /// Reads the keys and checks what the schema cannot (offset and modes against the walls,
   /// modes against the grid): DeckError naming the key.
   static HeatConfig from(const io::Deck& deck);
+  /// Declares [heat] and [heat.initial].
+  static void declare(Schema& schema);
   /// The field and its update: 16 bytes a cell.
   [[nodiscard]] MemoryNeed memory() const;
 };
 
 class HeatSolver : public GridSolver {
  public:
-  /// Declares [heat] and [heat.initial].
-  static void declare_sections(Schema& schema);
-
   /// Builds the decomposition, allocates the fields and sets the initial mode (the deck is read
   /// into a HeatConfig and not kept). Collective. Throws DeckError when the grid cannot be
   /// split over the ranks.
@@ -52,14 +51,9 @@ class HeatSolver : public GridSolver {
   // every heat.log_every steps) and, at the end, OUTPUT_DIR/NAME.h5 (the field, x fastest)
   // with its XDMF index OUTPUT_DIR/NAME.xdmf.
   [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
-  void open_outputs(std::int64_t resumed_at) override;
-  void advance(std::int64_t final_step) override;
-  void sync_outputs() override;
-  void close_outputs(std::int64_t steps, double seconds) override;
+  void declare_outputs(OutputDescriptor& outputs) override;
   void declare_state(StateDescriptor& state) override;
-
-  /// Advances one step. Collective.
-  void step();
+  void step() override;
 
   struct Diagnostics {
     std::int64_t step = 0;

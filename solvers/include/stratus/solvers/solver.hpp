@@ -9,6 +9,7 @@
 #include "stratus/core/schema.hpp"
 #include "stratus/io/checkpoint.hpp"
 #include "stratus/io/deck.hpp"
+#include "stratus/solvers/outputs.hpp"
 #include "stratus/solvers/state.hpp"
 
 #include <cstdint>
@@ -20,8 +21,9 @@
 namespace stratus {
 
 /// A solver: owns its fields or particles, launches kernels and writes its output. The time
-/// loop, checkpoints, signals and restarts are the shared driver's (run_solver); a solver
-/// supplies one step, its outputs and its state. Host-side interface (kernels never see it).
+/// loop, checkpoints, signals, restarts and the output schedule are the shared driver's
+/// (run_solver); a solver supplies one step and declares its outputs and its state. Host-side
+/// interface (kernels never see it).
 class Solver {
  public:
   virtual ~Solver() = default;
@@ -35,19 +37,13 @@ class Solver {
   /// towards it as well as towards run.steps.
   [[nodiscard]] virtual double end_time() const { return 0; }
 
-  /// Opens the run's outputs. `resumed_at` < 0: a fresh run (write headers and the output of
-  /// step 0). Otherwise the state came from the checkpoint of step `resumed_at`: keep what the
-  /// outputs hold up to that step and drop anything written after it. Collective.
-  virtual void open_outputs(std::int64_t resumed_at) = 0;
-  /// Advances one step and writes that step's outputs; `final_step` is the step the run ends
-  /// at (solvers report there). Collective.
-  virtual void advance(std::int64_t final_step) = 0;
-  /// Makes every output written so far durable (flushed, synced, trajectory part closed), so
-  /// that a checkpoint committed next never runs ahead of the outputs. Collective.
-  virtual void sync_outputs() = 0;
-  /// Closes the outputs and logs the solver's summary of `steps` steps run in `seconds`.
-  virtual void close_outputs(std::int64_t steps, double seconds) = 0;
-
+  /// Advances one step. `prepare_output`: an output that needs the step's help (MD's energies)
+  /// is due after it. Collective.
+  virtual void advance(bool prepare_output) = 0;
+  /// Declares the outputs and when each is written; the driver opens them, writes them on their
+  /// schedule, makes them durable before each checkpoint and closes them. Called once after
+  /// setup; the declared functions may refer to the solver.
+  virtual void declare_outputs(OutputDescriptor& outputs) = 0;
   /// Declares the whole state, enough to continue bit for bit (fields, particle columns,
   /// integrator and thermostat values, the deck-fixed sizes a checkpoint must match). The
   /// driver calls it once after setup and saves, restores and sizes checkpoints from it; a

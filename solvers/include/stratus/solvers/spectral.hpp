@@ -52,15 +52,14 @@ struct SpectralConfig {
   std::string scheme_name;  ///< "rk3" or "rk4", for the log
 
   static SpectralConfig from(const io::Deck& deck);
+  /// Declares [spectral] and its subsections.
+  static void declare(Schema& schema);
   /// Six spectral and two grid vector fields: 192 bytes a grid point at the least.
   [[nodiscard]] MemoryNeed memory() const;
 };
 
 class SpectralSolver : public GridSolver {
  public:
-  /// Declares [spectral] and its subsections.
-  static void declare_sections(Schema& schema);
-
   /// Builds the transforms and the fields and sets the initial condition. Collective. Throws
   /// DeckError for settings that do not fit together (naming the key).
   SpectralSolver(Context& ctx, const io::Deck& deck);
@@ -68,14 +67,9 @@ class SpectralSolver : public GridSolver {
 
   // The shared time loop's hooks (see Solver). Outputs: NAME.diag.csv, NAME.spectrum.csv and
   // NAME.spectra.h5 (E(k)), NAME.fields.STEP.h5 snapshots with the series NAME.xmf.
-  void open_outputs(std::int64_t resumed_at) override;
-  void advance(std::int64_t final_step) override;
-  void sync_outputs() override;
-  void close_outputs(std::int64_t steps, double seconds) override;
+  void declare_outputs(OutputDescriptor& outputs) override;
   void declare_state(StateDescriptor& state) override;
-
-  /// Advances one time step. Collective.
-  void step();
+  void step() override;
 
   struct Diagnostics {
     std::int64_t step = 0;
@@ -120,6 +114,11 @@ class SpectralSolver : public GridSolver {
   [[noreturn]] void blow_up(const std::string& what);
   void write_spectrum();
   void write_series_file() const;
+  /// The snapshot list of a fresh run (empty) or of a resume (the files up to the checkpoint's
+  /// step; later ones are deleted, rank 0).
+  void open_snapshots(std::int64_t resumed_at);
+  /// The summary of spectral.fft_timing (rank 0's figures).
+  void log_fft_timing();
 
   Context& ctx_;
   SpectralConfig config_;

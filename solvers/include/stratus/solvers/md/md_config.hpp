@@ -84,6 +84,8 @@ struct MdConfig {
   /// Reads and checks every [md...] key; DeckError naming the key where the deck is
   /// inconsistent.
   static MdConfig from(const io::Deck& deck);
+  /// Declares [md] and its subsections.
+  static void declare(Schema& schema);
   /// Position, velocity, force, type, id and image: 96 bytes an atom, for a lattice (atoms from
   /// a file: 0, known at set-up).
   [[nodiscard]] MemoryNeed memory() const;

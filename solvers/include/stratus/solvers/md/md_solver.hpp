@@ -40,8 +40,6 @@ struct Thermo {
 
 class MdSolver : public Solver {
  public:
-  static void declare_sections(Schema& schema);
-
   /// Sets up the decomposition, the atoms (lattice and velocities), ghosts, neighbour lists
   /// and the initial forces. Collective. Throws DeckError for inconsistent decks. The deck is
   /// read into an MdConfig and not kept.
@@ -57,10 +55,9 @@ class MdSolver : public Solver {
   [[nodiscard]] std::string work_unit() const override { return "atom-steps"; }
   /// Reduced LJ time: tau per day, cost per 1000 tau.
   [[nodiscard]] TimeUnits time_units() const override { return {"tau", 86400, "day", 1000}; }
-  void open_outputs(std::int64_t resumed_at) override;
-  void advance(std::int64_t final_step) override;
-  void sync_outputs() override;
-  void close_outputs(std::int64_t steps, double seconds) override;
+  /// One step; `prepare_output`: the thermo row is due after it (energy and virial computed).
+  void advance(bool prepare_output) override;
+  void declare_outputs(OutputDescriptor& outputs) override;
   // md_checkpoint.cpp
   void declare_state(StateDescriptor& state) override;
 
@@ -157,7 +154,6 @@ class MdSolver : public Solver {
   double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
   std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
-  std::int64_t trajectory_every_ = 0;
   std::int64_t trajectory_part_ = 0;    // index of the part being written (or the next one)
   std::int64_t trajectory_frames_ = 0;  // frames written by this process
   std::unique_ptr<io::SeriesFile> thermo_;
