@@ -12,6 +12,9 @@
 #
 #   bench/euler_cells.sh                        128^3, PLM + HLLC + RK3, 6 steps, 1 and 2 ranks
 #   CELLS=64 STEPS=20 SCHEME=weno bench/euler_cells.sh
+#   STRATUS_BASELINE=/path/to/old/stratus bench/euler_cells.sh
+#                                               also an earlier build, alternating in the same run:
+#                                               its rate and the before/after ratio
 #
 # One thread per rank; runs alternate solver / copy, REPEAT times, medians reported.
 set -euo pipefail
@@ -24,6 +27,8 @@ ranks_list="${RANKS:-1 2}"
 scheme="${SCHEME:-plm}"
 python=/usr/bin/python3
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
+baseline="${STRATUS_BASELINE:-}"
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "STRATUS_BASELINE: no executable at $baseline" >&2; exit 2; }
 "$python" -c "import numpy" 2>/dev/null || { echo "needs $python with numpy" >&2; exit 2; }
 
 work="$(mktemp -d)"
@@ -87,22 +92,28 @@ PY
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# cell_rate BINARY RANKS LOG: one run's cell updates per second (its summary's work_per_second).
+cell_rate() {
+  rm -f "$work/out/bench.summary.json"  # a failed run must not report the previous figures
+  if [ "$2" = 1 ]; then
+    "$1" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$3" 2>&1
+  else
+    mpiexec -n "$2" --oversubscribe "$1" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$3" 2>&1
+  fi
+  local rate
+  rate=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['work_per_second'])" \
+         "$work/out/bench.summary.json" 2>/dev/null)
+  [ -n "$rate" ] || { echo "no rate in bench.summary.json ($1); the log ends:" >&2; tail -20 "$3" >&2; exit 1; }
+  echo "$rate"
+}
+
 echo "euler_cells: ${cells}^3 cells, $scheme + HLLC + RK3, $steps steps, $repeat repeats; floor traffic $bytes_per_cell B/cell-update"
 printf "%6s %16s %16s %12s %16s %10s\n" ranks "updates/s" "per core" "copy GB/s" "floor/core" fraction
 for n in $ranks_list; do
-  rates="" bws=""
+  rates="" bws="" base_rates=""
   for rep in $(seq 1 "$repeat"); do
-    log="$work/run.$n.$rep.log"
-    rm -f "$work/out/bench.summary.json"  # a failed run must not report the previous figures
-    if [ "$n" = 1 ]; then
-      "$stratus" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$log" 2>&1
-    else
-      mpiexec -n "$n" --oversubscribe "$stratus" run "$work/bench.toml" --output-dir "$work/out" --restart none >"$log" 2>&1
-    fi
-    rate=$("$python" -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['work_per_second'])" \
-           "$work/out/bench.summary.json" 2>/dev/null)
-    [ -n "$rate" ] || { echo "no rate in bench.summary.json; the log ends:" >&2; tail -20 "$log" >&2; exit 1; }
-    rates="$rates $rate"
+    rates="$rates $(cell_rate "$stratus" "$n" "$work/run.$n.$rep.log")"
+    [ -z "$baseline" ] || base_rates="$base_rates $(cell_rate "$baseline" "$n" "$work/base.$n.$rep.log")"
     bws="$bws $(copy_bw "$n")"
   done
   rate=$(echo "$rates" | median)
@@ -114,4 +125,9 @@ per_core = rate / n
 floor = bw * 1e9 / b
 print(f"{n:6d} {rate:16.4e} {per_core:16.4e} {bw:12.2f} {floor:16.4e} {per_core / floor:10.3f}")
 PY
+  if [ -n "$baseline" ]; then
+    base=$(echo "$base_rates" | median)
+    "$python" -c "import sys; s, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{int(sys.argv[3]):6d} baseline {b:.4e} updates/s; ratio stratus/baseline = {s / b:.3f} ({sys.argv[4]})')" \
+      "$rate" "$base" "$n" "$baseline"
+  fi
 done

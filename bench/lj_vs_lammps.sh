@@ -8,6 +8,9 @@
 #
 #   bench/lj_vs_lammps.sh                  1 and 2 ranks, in.lj box, 1000 steps, 3 repeats
 #   CELLS=32 bench/lj_vs_lammps.sh         a 4x larger system (131,072 atoms): weak scaling
+#   STRATUS_BASELINE=/path/to/old/stratus bench/lj_vs_lammps.sh
+#                                          also an earlier Stratus build, in the same alternation:
+#                                          a before/after ratio from one run
 #
 # Needs a built Stratus (tools/setup.sh) and `apt-get install lammps`. One thread per rank.
 set -euo pipefail
@@ -20,6 +23,8 @@ ranks_list="${RANKS:-1 2}"
 cells="${CELLS:-20}"
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
 [ -n "$lmp" ] || { echo "no lmp: apt-get install lammps" >&2; exit 2; }
+baseline="${STRATUS_BASELINE:-}"
+[ -z "$baseline" ] || [ -x "$baseline" ] || { echo "STRATUS_BASELINE: no executable at $baseline" >&2; exit 2; }
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -48,25 +53,33 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 # Peak resident memory (kB) of the whole job, from GNU time's %M (max over the ranks, per rank).
 run_timed() { /usr/bin/time -f "%M" -o "$work/rss" "$@"; }
 
+# run_stratus BINARY RANKS TAG: one run; its steps/s appended to $work/TAG.RANKS, its peak RSS in
+# $work/TAG.rss.RANKS.
+run_stratus() {
+  # --restart none: every repeat runs all its steps (the previous repeat's end-of-run checkpoint
+  # would otherwise make it "already complete"); the old summary goes first so that a failed
+  # run cannot report the previous one's figures.
+  rm -f "$work/out/bench.summary.json"
+  run_timed mpiexec -n "$2" "$1" run "$here/bench/decks/lj_inlj.toml" --output-dir "$work/out" \
+    --restart none --set "run.steps=$steps" --set "md.lattice.cells=[$cells,$cells,$cells]" \
+    >"$work/$3.out" 2>&1
+  /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
+    "$work/out/bench.summary.json" >>"$work/$3.$2"
+  cat "$work/rss" >"$work/$3.rss.$2"
+}
+
 natoms=$((4 * cells * cells * cells))
 printf '%-6s %-8s %16s %16s %14s\n' ranks code atom-steps/s timesteps/s "peak RSS/atom"
 for np in $ranks_list; do
   : >"$work/l.$np"
   : >"$work/s.$np"
+  : >"$work/b.$np"
   for r in $(seq "$repeat"); do
     (cd "$work" && run_timed mpiexec -n "$np" "$lmp" -in lammps.in -log none >"lmp.out" 2>&1)
     grep -m1 "^Performance:" "$work/lmp.out" | sed -E 's/.* ([0-9.]+) timesteps\/s.*/\1/' >>"$work/l.$np"
     echo "$(cat "$work/rss")" >"$work/l.rss.$np"
-    # --restart none: every repeat runs all its steps (the previous repeat's end-of-run checkpoint
-    # would otherwise make it "already complete"); the old summary goes first so that a failed
-    # run cannot report the previous one's figures.
-    rm -f "$work/out/bench.summary.json"
-    run_timed mpiexec -n "$np" "$stratus" run "$here/bench/decks/lj_inlj.toml" --output-dir "$work/out" \
-      --restart none --set "run.steps=$steps" --set "md.lattice.cells=[$cells,$cells,$cells]" \
-      >"$work/s.out" 2>&1
-    /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
-      "$work/out/bench.summary.json" >>"$work/s.$np"
-    echo "$(cat "$work/rss")" >"$work/s.rss.$np"
+    run_stratus "$stratus" "$np" s
+    [ -z "$baseline" ] || run_stratus "$baseline" "$np" b
   done
   l=$(median <"$work/l.$np")
   s=$(median <"$work/s.$np")
@@ -76,4 +89,10 @@ for np in $ranks_list; do
   printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" stratus "$(echo "$s * $natoms" | bc -l)" "$s" "$srss"
   printf '%-6s ratio stratus/lammps = %.3f  (%d atoms, %s steps, median of %s)\n' "$np" \
     "$(echo "$s / $l" | bc -l)" "$natoms" "$steps" "$repeat"
+  if [ -n "$baseline" ]; then
+    b=$(median <"$work/b.$np")
+    brss=$(awk -v m="$(cat "$work/b.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
+    printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" baseline "$(echo "$b * $natoms" | bc -l)" "$b" "$brss"
+    printf '%-6s ratio stratus/baseline = %.3f  (baseline %s)\n' "$np" "$(echo "$s / $b" | bc -l)" "$baseline"
+  fi
 done

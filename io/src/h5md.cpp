@@ -288,15 +288,11 @@ void check_extras(const std::string& path, const std::vector<H5mdElement>& extra
   }
 }
 
-}  // namespace
-
-H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
-                       std::int64_t natoms, const std::array<double, 3>& box_edges,
-                       const std::string& length_unit, const std::string& time_unit,
-                       const std::vector<std::string>& boundary, const std::string& author,
-                       const std::vector<H5mdElement>& extras)
-    : comm_(comm), path_(path), natoms_(natoms), edges_(box_edges), extras_(extras) {
-  datasets_.fill(-1);
+/// Refuses a trajectory no reader could use: no atoms, a box edge that is not a positive finite
+/// number, a boundary list that is not 3 of "periodic" or "none".
+void check_layout(const std::string& path, std::int64_t natoms,
+                  const std::array<double, 3>& box_edges,
+                  const std::vector<std::string>& boundary) {
   if (natoms < 1) {
     throw RuntimeError(
         fmt::format("{}: an H5MD trajectory needs at least one atom, not {}", path, natoms));
@@ -316,7 +312,55 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
         fmt::format("{}: boundary must list 3 of \"periodic\" or \"none\", not {} entries", path,
                     boundary.size()));
   }
+}
 
+/// Units: physical ones follow the H5MD units module (a `unit` attribute on the value and time
+/// datasets). Lennard-Jones reduced quantities are plain numbers for H5MD, and readers refuse
+/// unit strings they cannot convert (MDAnalysis 2.4 even with convert_units=False), so "sigma"
+/// and "tau" go to `reduced_unit` attributes instead. Also the descriptions of the elements whose
+/// meaning is Stratus's.
+void write_units(hid_t file, const std::string& path, const std::string& length_unit,
+                 const std::string& time_unit) {
+  const std::string root = kRoot;
+  const std::string first = root + "/position";
+  const bool physical = !is_reduced_unit(length_unit) && !is_reduced_unit(time_unit);
+  const char* unit_attr = physical ? "unit" : "reduced_unit";
+  if (physical && (!length_unit.empty() || !time_unit.empty())) {
+    const std::int32_t units_version[2] = {1, 0};
+    detail::create_groups(file, path, "/h5md/modules/units");
+    detail::put_numeric_attribute(file, path, "/h5md/modules/units", "version", H5T_STD_I32LE,
+                                  H5T_NATIVE_INT32, units_version, 2, false);
+    detail::put_string_attribute(file, path, "/h5md/modules/units", "system", "SI");
+  }
+  if (!length_unit.empty()) {
+    detail::put_string_attribute(file, path, root + "/position/value", unit_attr, length_unit);
+    detail::put_string_attribute(file, path, root + "/box/edges/value", unit_attr, length_unit);
+  }
+  if (!length_unit.empty() && !time_unit.empty()) {
+    detail::put_string_attribute(file, path, root + "/velocity/value", unit_attr,
+                                 fmt::format("{} {}-1", length_unit, time_unit));
+  }
+  if (!time_unit.empty()) {
+    detail::put_string_attribute(file, path, first + "/time", unit_attr, time_unit);
+  }
+  detail::put_string_attribute(file, path, root + "/species/value", "description",
+                               "atom type, 0-based (the order of the deck's types)");
+  detail::put_string_attribute(file, path, root + "/id/value", "description",
+                               "global atom id; row r of every element is the atom with id r");
+  detail::put_string_attribute(file, path, root + "/image/value", "description",
+                               "periodic image: unwrapped position = position + image * edge");
+}
+
+}  // namespace
+
+H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string& resolved_deck,
+                       std::int64_t natoms, const std::array<double, 3>& box_edges,
+                       const std::string& length_unit, const std::string& time_unit,
+                       const std::vector<std::string>& boundary, const std::string& author,
+                       const std::vector<H5mdElement>& extras)
+    : comm_(comm), path_(path), natoms_(natoms), edges_(box_edges), extras_(extras) {
+  datasets_.fill(-1);
+  check_layout(path, natoms, box_edges, boundary);
   check_extras(path, extras);
 
   file_ = detail::create_stratus_file(comm_, path_, "h5md", resolved_deck);
@@ -339,97 +383,71 @@ H5mdWriter::H5mdWriter(MPI_Comm comm, const std::string& path, const std::string
                                   H5T_NATIVE_INT32, &dimension, 1, true);
     detail::put_string_array_attribute(file_, path_, root + "/box", "boundary", boundary);
 
-    // Per-atom elements: chunks of about kChunkBytes, one frame deep.
-    const auto n = static_cast<hsize_t>(natoms_);
-    const auto rows_for = [](std::size_t row_bytes) {
-      return static_cast<hsize_t>(std::max<std::size_t>(1, kChunkBytes / row_bytes));
-    };
-    struct Element {
-      Slot slot;
-      const char* name;
-      hid_t type;
-      std::vector<hsize_t> shape;
-      std::size_t row_bytes;
-    };
-    const Element elements[] = {{kPosition, "position", H5T_IEEE_F64LE, {n, 3}, 3 * sizeof(double)},
-                                {kVelocity, "velocity", H5T_IEEE_F64LE, {n, 3}, 3 * sizeof(double)},
-                                {kSpecies, "species", H5T_STD_I32LE, {n}, sizeof(std::int32_t)},
-                                {kId, "id", H5T_STD_I64LE, {n}, sizeof(std::int64_t)},
-                                {kImage, "image", H5T_STD_I32LE, {n, 3}, 3 * sizeof(std::int32_t)},
-                                {kEdges, "box/edges", H5T_IEEE_F64LE, {3, 3}, 3 * sizeof(double)}};
-    for (const auto& e : elements) {
-      const std::string group = root + "/" + e.name;
-      detail::create_groups(file_, path_, group);
-      const hsize_t chunk_frames = e.slot == kEdges ? kFramesPerChunk : 1;
-      datasets_[e.slot] = create_series(file_, path_, group + "/value", e.type, e.shape,
-                                        chunk_frames, rows_for(e.row_bytes));
-    }
-    std::vector<std::string> linked;  // every element but position shares its step and time
-    for (const auto& e : elements)
-      if (e.slot != kPosition) linked.emplace_back(e.name);
-    for (const H5mdElement& e : extras_) {
-      const std::string group = root + "/" + e.name;
-      detail::create_groups(file_, path_, group);
-      const auto width = static_cast<hsize_t>(e.components);
-      std::vector<hsize_t> shape{n};
-      if (e.components > 1) shape.push_back(width);
-      extra_datasets_.push_back(create_series(file_, path_, group + "/value",
-                                              e.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, shape, 1,
-                                              rows_for(static_cast<std::size_t>(width) * 8)));
-      linked.push_back(e.name);
-    }
-    // One step and one time dataset, shared by every element through hard links (all are
-    // sampled together).
-    const std::string first = root + "/position";
-    datasets_[kStep] =
-        create_series(file_, path_, first + "/step", H5T_STD_I64LE, {}, kFramesPerChunk, 1);
-    datasets_[kTime] =
-        create_series(file_, path_, first + "/time", H5T_IEEE_F64LE, {}, kFramesPerChunk, 1);
-    for (const auto& name : linked) {
-      for (const char* series : {"step", "time"}) {
-        const std::string target = first + "/" + series;
-        const std::string link = root + "/" + name + "/" + series;
-        checked(
-            H5Lcreate_hard(file_, target.c_str(), file_, link.c_str(), H5P_DEFAULT, H5P_DEFAULT),
-            path_, "linking " + link);
-      }
-    }
-
-    // Units: physical ones follow the H5MD units module (a `unit` attribute on the value and
-    // time datasets). Lennard-Jones reduced quantities are plain numbers for H5MD, and readers
-    // refuse unit strings they cannot convert (MDAnalysis 2.4 even with convert_units=False),
-    // so "sigma" and "tau" go to `reduced_unit` attributes instead.
-    const bool physical = !is_reduced_unit(length_unit) && !is_reduced_unit(time_unit);
-    const char* unit_attr = physical ? "unit" : "reduced_unit";
-    if (physical && (!length_unit.empty() || !time_unit.empty())) {
-      const std::int32_t units_version[2] = {1, 0};
-      detail::create_groups(file_, path_, "/h5md/modules/units");
-      detail::put_numeric_attribute(file_, path_, "/h5md/modules/units", "version", H5T_STD_I32LE,
-                                    H5T_NATIVE_INT32, units_version, 2, false);
-      detail::put_string_attribute(file_, path_, "/h5md/modules/units", "system", "SI");
-    }
-    if (!length_unit.empty()) {
-      detail::put_string_attribute(file_, path_, root + "/position/value", unit_attr, length_unit);
-      detail::put_string_attribute(file_, path_, root + "/box/edges/value", unit_attr, length_unit);
-    }
-    if (!length_unit.empty() && !time_unit.empty()) {
-      detail::put_string_attribute(file_, path_, root + "/velocity/value", unit_attr,
-                                   fmt::format("{} {}-1", length_unit, time_unit));
-    }
-    if (!time_unit.empty()) {
-      detail::put_string_attribute(file_, path_, first + "/time", unit_attr, time_unit);
-    }
-    detail::put_string_attribute(file_, path_, root + "/species/value", "description",
-                                 "atom type, 0-based (the order of the deck's types)");
-    detail::put_string_attribute(file_, path_, root + "/id/value", "description",
-                                 "global atom id; row r of every element is the atom with id r");
-    detail::put_string_attribute(file_, path_, root + "/image/value", "description",
-                                 "periodic image: unwrapped position = position + image * edge");
+    create_elements();
+    write_units(file_, path_, length_unit, time_unit);
     checked(H5Fflush(file_, H5F_SCOPE_GLOBAL), path_, "flushing the file");
   } catch (...) {
     close_datasets();
     H5Fclose(std::exchange(file_, -1));
     throw;
+  }
+}
+
+void H5mdWriter::create_elements() {
+  const std::string root = kRoot;
+  // Per-atom elements: chunks of about kChunkBytes, one frame deep.
+  const auto n = static_cast<hsize_t>(natoms_);
+  const auto rows_for = [](std::size_t row_bytes) {
+    return static_cast<hsize_t>(std::max<std::size_t>(1, kChunkBytes / row_bytes));
+  };
+  struct Element {
+    Slot slot;
+    const char* name;
+    hid_t type;
+    std::vector<hsize_t> shape;
+    std::size_t row_bytes;
+  };
+  const Element elements[] = {{kPosition, "position", H5T_IEEE_F64LE, {n, 3}, 3 * sizeof(double)},
+                              {kVelocity, "velocity", H5T_IEEE_F64LE, {n, 3}, 3 * sizeof(double)},
+                              {kSpecies, "species", H5T_STD_I32LE, {n}, sizeof(std::int32_t)},
+                              {kId, "id", H5T_STD_I64LE, {n}, sizeof(std::int64_t)},
+                              {kImage, "image", H5T_STD_I32LE, {n, 3}, 3 * sizeof(std::int32_t)},
+                              {kEdges, "box/edges", H5T_IEEE_F64LE, {3, 3}, 3 * sizeof(double)}};
+  for (const auto& e : elements) {
+    const std::string group = root + "/" + e.name;
+    detail::create_groups(file_, path_, group);
+    const hsize_t chunk_frames = e.slot == kEdges ? kFramesPerChunk : 1;
+    datasets_[e.slot] = create_series(file_, path_, group + "/value", e.type, e.shape, chunk_frames,
+                                      rows_for(e.row_bytes));
+  }
+  std::vector<std::string> linked;  // every element but position shares its step and time
+  for (const auto& e : elements)
+    if (e.slot != kPosition) linked.emplace_back(e.name);
+  for (const H5mdElement& e : extras_) {
+    const std::string group = root + "/" + e.name;
+    detail::create_groups(file_, path_, group);
+    const auto width = static_cast<hsize_t>(e.components);
+    std::vector<hsize_t> shape{n};
+    if (e.components > 1) shape.push_back(width);
+    extra_datasets_.push_back(create_series(file_, path_, group + "/value",
+                                            e.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, shape, 1,
+                                            rows_for(static_cast<std::size_t>(width) * 8)));
+    linked.push_back(e.name);
+  }
+  // One step and one time dataset, shared by every element through hard links (all are
+  // sampled together).
+  const std::string first = root + "/position";
+  datasets_[kStep] =
+      create_series(file_, path_, first + "/step", H5T_STD_I64LE, {}, kFramesPerChunk, 1);
+  datasets_[kTime] =
+      create_series(file_, path_, first + "/time", H5T_IEEE_F64LE, {}, kFramesPerChunk, 1);
+  for (const auto& name : linked) {
+    for (const char* series : {"step", "time"}) {
+      const std::string target = first + "/" + series;
+      const std::string link = root + "/" + name + "/" + series;
+      checked(H5Lcreate_hard(file_, target.c_str(), file_, link.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+              path_, "linking " + link);
+    }
   }
 }
 

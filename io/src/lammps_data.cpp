@@ -67,6 +67,51 @@ class Parser {
 
   AtomConfiguration parse() {
     AtomConfiguration d;
+    const int end_of_header = header(d);
+    std::vector<char> seen(static_cast<std::size_t>(d.natoms), 0);
+    bool have_atoms = false;
+    while (lines_.next < lines_.words.size()) {
+      const auto& head = lines_.words[lines_.next];
+      const int ln = lines_.number[lines_.next];
+      ++lines_.next;
+      const std::string name = head[0];
+      if (name == "Masses") {
+        d.masses.assign(static_cast<std::size_t>(d.ntypes), 0.0);
+        for (int k = 0; k < d.ntypes; ++k) {
+          const auto [w, l] = row(ln, name);
+          const int t = number<int>(w, 0, l, "a type");
+          if (t < 1 || t > d.ntypes)
+            fail(l, fmt::format("expected a type in 1..{}, found {}", d.ntypes, t));
+          d.masses[static_cast<std::size_t>(t - 1)] = number<double>(w, 1, l, "a mass");
+        }
+      } else if (name == "Atoms") {
+        have_atoms = true;
+        atoms(d, head, ln, seen);
+      } else if (name == "Velocities") {
+        d.velocities.assign(static_cast<std::size_t>(d.natoms), {0, 0, 0});
+        for (std::int64_t k = 0; k < d.natoms; ++k) {
+          const auto [w, l] = row(ln, name);
+          const auto id = number<std::int64_t>(w, 0, l, "an atom id");
+          if (id < 1 || id > d.natoms)
+            fail(l, fmt::format("expected an atom id in 1..{}, found {}", d.natoms, id));
+          for (int c = 0; c < 3; ++c)
+            d.velocities[static_cast<std::size_t>(id - 1)][c] =
+                number<double>(w, 1 + c, l, "a velocity");
+        }
+      } else {
+        fail(ln,
+             fmt::format("expected a section Masses, Atoms or Velocities, found '{}' (coefficients "
+                         "come from the deck)",
+                         fmt::join(head, " ")));
+      }
+    }
+    if (!have_atoms) fail(end_of_header, "the file has no Atoms section");
+    return d;
+  }
+
+  /// The header, up to the first section keyword: the counts and the box, checked. Returns the
+  /// line where it ends (for what it lacks).
+  int header(AtomConfiguration& d) {
     bool have_box[3] = {false, false, false};
     // Header: until the first section keyword.
     for (; lines_.next < lines_.words.size(); ++lines_.next) {
@@ -98,76 +143,44 @@ class Parser {
                              fmt::join(w, " ")));
       }
     }
-    const int end_of_header = lines_.next < lines_.number.size() ? lines_.number[lines_.next] : 1;
-    if (d.natoms <= 0) fail(end_of_header, "the header must give a positive 'N atoms'");
-    if (d.ntypes <= 0) fail(end_of_header, "the header must give a positive 'N atom types'");
+    const int end = lines_.next < lines_.number.size() ? lines_.number[lines_.next] : 1;
+    if (d.natoms <= 0) fail(end, "the header must give a positive 'N atoms'");
+    if (d.ntypes <= 0) fail(end, "the header must give a positive 'N atom types'");
     for (int a = 0; a < 3; ++a)
-      if (!have_box[a])
-        fail(end_of_header, fmt::format("the header must give '{0}lo {0}hi'", "xyz"[a]));
+      if (!have_box[a]) fail(end, fmt::format("the header must give '{0}lo {0}hi'", "xyz"[a]));
+    return end;
+  }
 
-    std::vector<char> seen(static_cast<std::size_t>(d.natoms), 0);
-    bool have_atoms = false;
-    while (lines_.next < lines_.words.size()) {
-      const auto& head = lines_.words[lines_.next];
-      const int ln = lines_.number[lines_.next];
-      ++lines_.next;
-      const std::string name = head[0];
-      if (name == "Masses") {
-        d.masses.assign(static_cast<std::size_t>(d.ntypes), 0.0);
-        for (int k = 0; k < d.ntypes; ++k) {
-          const auto [w, l] = row(ln, name);
-          const int t = number<int>(w, 0, l, "a type");
-          if (t < 1 || t > d.ntypes)
-            fail(l, fmt::format("expected a type in 1..{}, found {}", d.ntypes, t));
-          d.masses[static_cast<std::size_t>(t - 1)] = number<double>(w, 1, l, "a mass");
-        }
-      } else if (name == "Atoms") {
-        if (head.size() > 1 && head[1] != "atomic")
-          fail(ln, fmt::format("expected atom style atomic, found '{}'", head[1]));
-        have_atoms = true;
-        d.atoms.reserve(static_cast<std::size_t>(d.natoms));
-        for (std::int64_t k = 0; k < d.natoms; ++k) {
-          const auto [w, l] = row(ln, name);
-          if (w.size() != 5 && w.size() != 8)
-            fail(l, fmt::format(
-                        "expected 'id type x y z' or 'id type x y z ix iy iz' (atom style atomic), "
-                        "found {} words",
-                        w.size()));
-          DataAtom a;
-          const auto id = number<std::int64_t>(w, 0, l, "an atom id");
-          if (id < 1 || id > d.natoms)
-            fail(l, fmt::format("expected an atom id in 1..{}, found {}", d.natoms, id));
-          if (seen[static_cast<std::size_t>(id - 1)]++)
-            fail(l, fmt::format("atom id {} appears twice", id));
-          a.id = id - 1;
-          a.type = number<int>(w, 1, l, "an atom type") - 1;
-          if (a.type < 0 || a.type >= d.ntypes)
-            fail(l, fmt::format("expected an atom type in 1..{}, found {}", d.ntypes, a.type + 1));
-          for (int c = 0; c < 3; ++c) a.x[c] = number<double>(w, 2 + c, l, "a coordinate");
-          if (w.size() == 8)
-            for (int c = 0; c < 3; ++c) a.image[c] = number<int>(w, 5 + c, l, "an image count");
-          d.atoms.push_back(a);
-        }
-      } else if (name == "Velocities") {
-        d.velocities.assign(static_cast<std::size_t>(d.natoms), {0, 0, 0});
-        for (std::int64_t k = 0; k < d.natoms; ++k) {
-          const auto [w, l] = row(ln, name);
-          const auto id = number<std::int64_t>(w, 0, l, "an atom id");
-          if (id < 1 || id > d.natoms)
-            fail(l, fmt::format("expected an atom id in 1..{}, found {}", d.natoms, id));
-          for (int c = 0; c < 3; ++c)
-            d.velocities[static_cast<std::size_t>(id - 1)][c] =
-                number<double>(w, 1 + c, l, "a velocity");
-        }
-      } else {
-        fail(ln,
-             fmt::format("expected a section Masses, Atoms or Velocities, found '{}' (coefficients "
-                         "come from the deck)",
-                         fmt::join(head, " ")));
-      }
+  /// The Atoms section (its keyword line `head`, line `ln`): natoms rows 'id type x y z' with
+  /// optional image counts, each id once (`seen`).
+  void atoms(AtomConfiguration& d, const std::vector<std::string>& head, int ln,
+             std::vector<char>& seen) {
+    const std::string name = head[0];
+    if (head.size() > 1 && head[1] != "atomic")
+      fail(ln, fmt::format("expected atom style atomic, found '{}'", head[1]));
+    d.atoms.reserve(static_cast<std::size_t>(d.natoms));
+    for (std::int64_t k = 0; k < d.natoms; ++k) {
+      const auto [w, l] = row(ln, name);
+      if (w.size() != 5 && w.size() != 8)
+        fail(l, fmt::format(
+                    "expected 'id type x y z' or 'id type x y z ix iy iz' (atom style atomic), "
+                    "found {} words",
+                    w.size()));
+      DataAtom a;
+      const auto id = number<std::int64_t>(w, 0, l, "an atom id");
+      if (id < 1 || id > d.natoms)
+        fail(l, fmt::format("expected an atom id in 1..{}, found {}", d.natoms, id));
+      if (seen[static_cast<std::size_t>(id - 1)]++)
+        fail(l, fmt::format("atom id {} appears twice", id));
+      a.id = id - 1;
+      a.type = number<int>(w, 1, l, "an atom type") - 1;
+      if (a.type < 0 || a.type >= d.ntypes)
+        fail(l, fmt::format("expected an atom type in 1..{}, found {}", d.ntypes, a.type + 1));
+      for (int c = 0; c < 3; ++c) a.x[c] = number<double>(w, 2 + c, l, "a coordinate");
+      if (w.size() == 8)
+        for (int c = 0; c < 3; ++c) a.image[c] = number<int>(w, 5 + c, l, "an image count");
+      d.atoms.push_back(a);
     }
-    if (!have_atoms) fail(end_of_header, "the file has no Atoms section");
-    return d;
   }
 
  private:

@@ -10,7 +10,10 @@ namespace stratus {
 using euler_names::kFaces;
 using euler_names::kProblems;
 
-void EulerConfig::declare(Schema& schema) {
+namespace {
+
+/// [euler]: the grid, the gas and the scheme.
+void declare_scheme(Schema& schema) {
   auto& e = schema.section(
       "euler",
       "Compressible Euler / Navier-Stokes equations of an ideal gas, finite volumes on a uniform "
@@ -79,7 +82,10 @@ void EulerConfig::declare(Schema& schema) {
   e.add_bool("write_fields", "Write field files and their XDMF index.")
       .set_default(true)
       .may_change_on_restart();
+}
 
+/// [euler.boundary], [euler.viscosity] and [euler.initial].
+void declare_boundaries_and_initial(Schema& schema) {
   auto& b = schema.section("euler.boundary",
                            "Boundary condition of each face: periodic (both faces of an axis), "
                            "outflow (zero gradient), reflecting (wall) or inflow (fixed state).",
@@ -164,6 +170,13 @@ void EulerConfig::declare(Schema& schema) {
   i.add_real("mach", "taylor_green: Mach number V0 / c0 (V0 = rho0 = 1).")
       .positive()
       .set_default(0.1);
+}
+
+}  // namespace
+
+void EulerConfig::declare(Schema& schema) {
+  declare_scheme(schema);
+  declare_boundaries_and_initial(schema);
 }
 
 }  // namespace stratus

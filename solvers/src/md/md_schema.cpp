@@ -4,7 +4,10 @@
 
 namespace stratus::md {
 
-void MdConfig::declare(Schema& schema) {
+namespace {
+
+/// [md], [md.lattice], [md.velocity], [md.data], [md.h5md]: what is simulated and where it starts.
+void declare_system(Schema& schema) {
   auto& md = schema.section(
       "md",
       "Molecular dynamics in reduced Lennard-Jones units (lengths in sigma, energies in epsilon, "
@@ -83,7 +86,11 @@ void MdConfig::declare(Schema& schema) {
       .at_least(0.0)
       .at_most(1.0)
       .set_default(std::int64_t{0});
+}
 
+/// [md.pair], [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.trajectory], [md.thermo]: how
+/// it moves and what is written.
+void declare_dynamics(Schema& schema) {
   auto& pair = schema.section("md.pair", "Pair interactions.", "md");
   pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
   pair.add_real("cutoff", "Global cutoff (used by every type pair without its own).")
@@ -171,6 +178,13 @@ void MdConfig::declare(Schema& schema) {
   th.add_int("every", "Print every this many steps (0: first and last step only).")
       .at_least(0)
       .set_default(std::int64_t{100});
+}
+
+}  // namespace
+
+void MdConfig::declare(Schema& schema) {
+  declare_system(schema);
+  declare_dynamics(schema);
 }
 
 }  // namespace stratus::md

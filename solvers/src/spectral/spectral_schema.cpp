@@ -3,7 +3,10 @@
 
 namespace stratus {
 
-void SpectralConfig::declare(Schema& schema) {
+namespace {
+
+/// [spectral], [spectral.time], [spectral.forcing]: the grid, the equations and the time stepping.
+void declare_equations(Schema& schema) {
   auto& s =
       schema.section("spectral",
                      "Pseudo-spectral incompressible Navier-Stokes on a periodic 2D or 3D box "
@@ -76,7 +79,10 @@ void SpectralConfig::declare(Schema& schema) {
       .at_least(0.0)
       .unit("1/length")
       .set_default(std::vector<double>{1.0, 2.5});
+}
 
+/// [spectral.initial]: the initial velocity.
+void declare_initial(Schema& schema) {
   auto& i =
       schema.section("spectral.initial", "Initial velocity (projected and dealiased).", "spectral");
   i.add_string("type",
@@ -110,7 +116,10 @@ void SpectralConfig::declare(Schema& schema) {
                "Stratus field file (a snapshot of this solver) with /fields/u, v and w of the "
                "deck's grid.")
       .set_default(std::string());
+}
 
+/// [spectral.fft] and [spectral.output].
+void declare_numerics_and_output(Schema& schema) {
   auto& x = schema.section("spectral.fft", "Distributed FFTs (docs/cfd-spectral.md).", "spectral")
                 .may_change_on_restart();
   x.add_string("decomposition",
@@ -160,6 +169,14 @@ void SpectralConfig::declare(Schema& schema) {
              "At the end, time the FFTs of one step standalone and log the share of the step "
              "spent outside them (bench/spectral_step.sh).")
       .set_default(false);
+}
+
+}  // namespace
+
+void SpectralConfig::declare(Schema& schema) {
+  declare_equations(schema);
+  declare_initial(schema);
+  declare_numerics_and_output(schema);
 }
 
 }  // namespace stratus

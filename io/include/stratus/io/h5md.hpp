@@ -117,6 +117,8 @@ class H5mdWriter {
   std::array<hid_t, kSlots> datasets_{};
   /// Closes every open dataset (no error reported).
   void close_datasets() noexcept;
+  /// The per-atom elements (built-in and extras) and the step and time datasets they share.
+  void create_elements();
 
   std::vector<H5mdElement> extras_;
   std::vector<hid_t> extra_datasets_;  ///< one per extras_ entry
