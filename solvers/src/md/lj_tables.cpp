@@ -1,6 +1,8 @@
 // The host side of the Lennard-Jones pair style (lj_tables.hpp).
 #include "stratus/solvers/md/lj_tables.hpp"
 
+#include "stratus/solvers/md/md_config.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -76,6 +78,15 @@ LJTail lj_tail_correction(int ntypes, const std::vector<Real>& epsilon,
     }
   }
   return tail;
+}
+
+PairTables make_pair_tables(const MdConfig& config) {
+  const auto& p = config.pair;
+  switch (p.style) {
+    case PairStyle::lj_cut:
+      return make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift);
+  }
+  throw std::logic_error("make_pair_tables: a pair style without tables");
 }
 
 }  // namespace stratus::md

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 namespace stratus::md {
 
@@ -41,7 +42,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   dt_ = c.timestep;
   ntypes_ = c.ntypes();
   cutoff_max_ = c.pair.cutoff_max;
-  pair_ = make_lj_cut(ntypes_, c.pair.epsilon, c.pair.sigma, c.pair.cutoff, c.pair.shift);
+  pair_ = make_pair_tables(c);
   skin_ = c.neighbor.skin;
   rebuild_every_ = c.neighbor.every;
   integrator_ = c.integrator.style;
@@ -466,16 +467,19 @@ void MdSolver::compute_forces(bool with_energy) {
   const auto& type = atoms_.type;
   const int n = atoms_.nlocal;
   // Energy and virial only when asked for (thermo steps): forces alone are a third cheaper.
-  kmd::PairResult r;
-  if (half_list_)
-    r = with_energy ? kmd::compute_pair_forces_half<kmd::LJCut, true>(pair_, x, type, n, neighbors_,
-                                                                      atoms_.f)
-                    : kmd::compute_pair_forces_half<kmd::LJCut, false>(pair_, x, type, n,
-                                                                       neighbors_, atoms_.f);
-  else
-    r = with_energy
-            ? kmd::compute_pair_forces<kmd::LJCut, true>(pair_, x, type, n, neighbors_, atoms_.f)
-            : kmd::compute_pair_forces<kmd::LJCut, false>(pair_, x, type, n, neighbors_, atoms_.f);
+  // One kernel per pair style (the tables' type), list kind and energy flag.
+  const kmd::PairResult r = std::visit(
+      [&]<class Pair>(const Pair& pair) {
+        if (half_list_)
+          return with_energy ? kmd::compute_pair_forces_half<Pair, true>(pair, x, type, n,
+                                                                         neighbors_, atoms_.f)
+                             : kmd::compute_pair_forces_half<Pair, false>(pair, x, type, n,
+                                                                          neighbors_, atoms_.f);
+        return with_energy
+                   ? kmd::compute_pair_forces<Pair, true>(pair, x, type, n, neighbors_, atoms_.f)
+                   : kmd::compute_pair_forces<Pair, false>(pair, x, type, n, neighbors_, atoms_.f);
+      },
+      pair_);
   pair_energy_ = r.energy;
   pair_virial_ = r.virial;
   energy_step_ = with_energy ? step_ : -1;

@@ -4,9 +4,19 @@
 
 #include "stratus/kernels/md/lj_cut.hpp"
 
+#include <variant>
 #include <vector>
 
 namespace stratus::md {
+
+struct MdConfig;
+
+/// The device tables of every pair style, one alternative per md::PairStyle: the force loop
+/// dispatches on it once a step (std::visit), each style's kernel compiled for its own tables.
+using PairTables = std::variant<kernels::md::LJCut>;
+
+/// The tables of the deck's md.pair.style, from its [[md.pair.coeff]] values.
+PairTables make_pair_tables(const MdConfig& config);
 
 /// Builds the tables of kernels::md::LJCut from host arrays of eps, sigma, rc (each
 /// ntypes*ntypes, row-major [ti * ntypes + tj], symmetric; sigma, rc > 0). shift: subtract e(rc)

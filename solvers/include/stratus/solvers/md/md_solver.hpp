@@ -7,10 +7,10 @@
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/io/series.hpp"
-#include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -134,7 +134,7 @@ class MdSolver : public Solver {
   std::unique_ptr<AtomExchange> exchange_;
   AtomData atoms_;
   kernels::md::TypeMasses masses_;
-  kernels::md::LJCut pair_;
+  PairTables pair_;  ///< md.pair.style's tables
   NeighborBuilder neighbor_builder_;
   kernels::md::NeighborList neighbors_;
   kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
