@@ -25,39 +25,15 @@ python=/usr/bin/python3
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+# shellcheck source=lib/euler_blast.sh
+. "$here/bench/lib/euler_blast.sh"
 
-energy=$("$python" -c "import math; print(repr((10.0 - 0.1) * 4.0 / 3.0 * math.pi * 0.1**3 / (5.0 / 3.0 - 1.0)))")
 echo "euler_cfl_sweep: blast ${cells}^3 to t = $tend, PLM (van Leer) + HLLC, $ranks ranks; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %5s %8s %8s %12s %12s %s\n' integ cfl steps "wall s" "min rho" "min p" verdict
 for integ in $integrators; do
   ref_rho="" ref_p=""
   for cfl in $cfls; do
-    cat >"$work/deck.toml" <<DECK
-[run]
-solver = "euler"
-steps = 100000000
-[euler]
-cells = [$cells, $cells, $cells]
-box_lo = [-0.5, -0.5, -0.5]
-box_hi = [0.5, 0.5, 0.5]
-gamma = 1.666666666666667
-t_end = $tend
-reconstruction = "plm"
-limiter = "van_leer"
-riemann = "hllc"
-integrator = "$integ"
-cfl = $cfl
-log_every = 2
-write_fields = false
-[euler.initial]
-problem = "sedov"
-energy = $energy
-radius = 0.1
-ambient_pressure = 0.1
-[checkpoint]
-interval = "off"
-at_end = false
-DECK
+    blast_deck "$cells" 100000000 "$tend" "$integ" "$cfl" 2 >"$work/deck.toml"
     rm -rf "$work/out"
     t0=$(date +%s.%N)
     if mpiexec -n "$ranks" --oversubscribe "$stratus" run "$work/deck.toml" --output-dir "$work/out" \

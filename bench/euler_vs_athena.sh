@@ -4,10 +4,8 @@
 # Athena++'s `blast` problem generator (configure --prob blast --flux hllc, built with -mpi
 # outside this repository; ATHENA=path/to/bin/athena): a sphere of radius 0.1 at pressure
 # 100 x 0.1 in gas at rest with density 1 and pressure 0.1, gamma 5/3, in the periodic cube
-# [-0.5, 0.5]^3. Stratus runs the same state with its `sedov` problem: energy
-# (10 - 0.1) x (4/3) pi 0.1^3 / (gamma - 1) deposited in the cells whose centres lie within 0.1
-# of the centre, ambient pressure 0.1 (the inner pressure matches to the staircase of the
-# sphere's cells). Both: PLM (Athena++ xorder = 2; Stratus van Leer limiter), HLLC, RK2.
+# [-0.5, 0.5]^3. Stratus runs the same state with its `sedov` problem (bench/lib/euler_blast.sh).
+# Both: PLM (Athena++ xorder = 2; Stratus van Leer limiter), HLLC, RK2.
 #
 # Two comparisons, each code at its own CFL number (they are defined differently: Athena++
 # takes dt = C min over cells and directions of dx_a / (|u_a| + c), Stratus dt = C / max over
@@ -42,6 +40,8 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false
+# shellcheck source=lib/euler_blast.sh
+. "$here/bench/lib/euler_blast.sh"
 
 # athinput NLIM TLIM RANKS: the input file (no outputs; the mesh split along x3 over the ranks).
 athinput() {
@@ -86,37 +86,6 @@ radius = 0.1
 ATH
 }
 
-# deck NLIM TLIM: the Stratus deck (t_end 0: NLIM steps only).
-deck() {
-  local energy
-  energy=$("$python" -c "import math; print(repr((10.0 - 0.1) * 4.0 / 3.0 * math.pi * 0.1**3 / (5.0 / 3.0 - 1.0)))")
-  cat <<DECK
-[run]
-solver = "euler"
-steps = $1
-[euler]
-cells = [$cells, $cells, $cells]
-box_lo = [-0.5, -0.5, -0.5]
-box_hi = [0.5, 0.5, 0.5]
-gamma = 1.666666666666667
-t_end = $2
-reconstruction = "plm"
-limiter = "van_leer"
-riemann = "hllc"
-integrator = "rk2"
-cfl = $cfl_stratus
-log_every = 0
-write_fields = false
-[euler.initial]
-problem = "sedov"
-energy = $energy
-radius = 0.1
-ambient_pressure = 0.1
-[checkpoint]
-interval = "off"
-at_end = false
-DECK
-}
 
 # run_athena RANKS NLIM TLIM: "wall_seconds cycles own_rate": the whole job's wall time (set-up
 # included, as for Stratus) and the zone-cycles per CPU second Athena++ reports for its loop
@@ -140,7 +109,7 @@ PY
 # run_stratus RANKS NLIM TLIM: "wall_seconds cycles own_rate": the whole job's wall time and the
 # cell updates per second of the time loop (the run summary)
 run_stratus() {
-  deck "$2" "$3" >"$work/bench.toml"
+  blast_deck "$cells" "$2" "$3" rk2 "$cfl_stratus" 0 >"$work/bench.toml"
   rm -f "$work/out/bench.summary.json"
   local t0 t1
   t0=$(date +%s.%N)

@@ -1,0 +1,38 @@
+# Sourced by bench/euler_vs_athena.sh and bench/euler_cfl_sweep.sh: the Stratus deck of the
+# blast both measure. Athena++'s `blast` state (pressure 100 x 0.1 in a sphere of radius 0.1,
+# 0.1 outside, density 1, gamma 5/3, periodic cube [-0.5, 0.5]^3) as Stratus's `sedov` problem:
+# energy (10 - 0.1) x (4/3) pi 0.1^3 / (gamma - 1) deposited in the cells whose centres lie
+# within 0.1 of the centre, ambient pressure 0.1 (the inner pressure matches to the staircase of
+# the sphere's cells). PLM (van Leer) + HLLC, no field output, no checkpoint.
+#
+# blast_deck CELLS STEPS T_END INTEGRATOR CFL LOG_EVERY   (prints the deck)
+blast_deck() {
+  local energy
+  energy=$(/usr/bin/python3 -c "import math; print(repr((10.0 - 0.1) * 4.0 / 3.0 * math.pi * 0.1**3 / (5.0 / 3.0 - 1.0)))")
+  cat <<DECK
+[run]
+solver = "euler"
+steps = $2
+[euler]
+cells = [$1, $1, $1]
+box_lo = [-0.5, -0.5, -0.5]
+box_hi = [0.5, 0.5, 0.5]
+gamma = 1.666666666666667
+t_end = $3
+reconstruction = "plm"
+limiter = "van_leer"
+riemann = "hllc"
+integrator = "$4"
+cfl = $5
+log_every = $6
+write_fields = false
+[euler.initial]
+problem = "sedov"
+energy = $energy
+radius = 0.1
+ambient_pressure = 0.1
+[checkpoint]
+interval = "off"
+at_end = false
+DECK
+}
