@@ -432,6 +432,9 @@ class Driver {
   /// Waits for the copy to the durable level (collective): throws RuntimeError on every rank
   /// when it failed. Nothing to do with one level.
   void finish_flush();
+  /// The end of the time loop, finished or stopped (`status` and `detail` of the run record):
+  /// waits for the copy to the durable level, closes the outputs and reports the run.
+  void end_run(std::string status, std::string detail, double start);
   /// Young/Daly on what a checkpoint costs the run: the (node-local) write. With two levels a
   /// checkpoint becomes durable only after its copy, and one copy runs at a time: never
   /// sooner than the last copy took.
@@ -696,23 +699,22 @@ void Driver::run(std::int64_t resumed_at) {
       watchdog_.beat(step);
     }
     if (stop_reason != nullptr && !last) {
-      watchdog_.beat(step, 10.0 * flush_estimate());
-      finish_flush();  // the stop's checkpoint must be durable before exit 75
-      log.end_progress();
-      outputs_.close();
-      report_run(
-          ctx_, config_, solver_,
-          record(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start));
+      // The stop's checkpoint is durable before exit 75 (end_run waits for its copy).
+      end_run(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start);
       throw StopRequested(fmt::format(
           "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
           stop_reason, stop_detail, step, store_.path_for(step)));
     }
   }
+  end_run("finished", "", start);
+}
+
+void Driver::end_run(std::string status, std::string detail, double start) {
   watchdog_.beat(solver_.current_step(), 10.0 * flush_estimate());
   finish_flush();
-  log.end_progress();
+  ctx_.log().end_progress();
   outputs_.close();
-  report_run(ctx_, config_, solver_, record("finished", "", start));
+  report_run(ctx_, config_, solver_, record(std::move(status), std::move(detail), start));
 }
 
 RunRecord Driver::record(std::string status, std::string detail, double start) const {
