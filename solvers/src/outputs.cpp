@@ -46,19 +46,20 @@ void OutputDescriptor::open(std::int64_t resumed_at) const {
     if (o.at_start) o.write();
 }
 
+bool OutputDescriptor::scheduled(const Output& o, std::int64_t step, bool last) {
+  return (o.every > 0 && step % o.every == 0) || (last && o.at_end);
+}
+
 bool OutputDescriptor::advance(Solver& solver, std::int64_t final_step) const {
   const std::int64_t next = solver.current_step() + 1;
   bool prepare = false;
   for (const auto& o : outputs_)
-    prepare = prepare || (o.prepared_by_step && ((o.every > 0 && next % o.every == 0) ||
-                                                 (next >= final_step && o.at_end)));
+    prepare = prepare || (o.prepared_by_step && scheduled(o, next, next >= final_step));
   solver.advance(prepare);
   const std::int64_t step = solver.current_step();
   const bool last = step >= final_step || solver.reached_end();
   for (const auto& o : outputs_)
-    if ((o.every > 0 && step % o.every == 0) || (last && o.at_end) ||
-        (o.also_when && o.also_when()))
-      o.write();
+    if (scheduled(o, step, last) || (o.also_when && o.also_when())) o.write();
   return last;
 }
 

@@ -72,6 +72,8 @@ class OutputDescriptor {
   [[nodiscard]] const std::vector<Output>& outputs() const noexcept { return outputs_; }
 
  private:
+  /// Due by its count or as the last step's (what the step count foresees; `also_when` aside).
+  [[nodiscard]] static bool scheduled(const Output& o, std::int64_t step, bool last);
   std::vector<Output> outputs_;
   std::vector<std::function<void()>> summaries_;
 };
