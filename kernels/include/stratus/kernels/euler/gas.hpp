@@ -9,6 +9,7 @@
 #include "stratus/core/types.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace stratus::kernels::euler {
 
@@ -35,7 +36,7 @@ struct Gas {
   Real gas_constant = 1;
 };
 
-KOKKOS_INLINE_FUNCTION Vars to_conserved(const Gas& gas, const Vars& w) {
+KOKKOS_FORCEINLINE_FUNCTION Vars to_conserved(const Gas& gas, const Vars& w) {
   Vars u;
   u[0] = w[0];
   u[1] = w[0] * w[1];
@@ -45,7 +46,7 @@ KOKKOS_INLINE_FUNCTION Vars to_conserved(const Gas& gas, const Vars& w) {
   return u;
 }
 
-KOKKOS_INLINE_FUNCTION Vars to_primitive(const Gas& gas, const Vars& u) {
+KOKKOS_FORCEINLINE_FUNCTION Vars to_primitive(const Gas& gas, const Vars& u) {
   Vars w;
   const Real rho = u[0];
   const Real inv = 1 / rho;
@@ -75,8 +76,34 @@ KOKKOS_INLINE_FUNCTION Real viscosity(const Gas& gas, Real temperature) {
 /// Loads the conserved state of cell (i, j, k).
 KOKKOS_INLINE_FUNCTION Vars load(const State& s, int i, int j, int k) {
   Vars u;
+  STRATUS_UNROLL
   for (int v = 0; v < kVars; ++v) u[v] = s(v, i, j, k);
   return u;
+}
+
+/// Flat addressing of a State, for the kernels that vectorise along k: element (v, i, j, k) is
+/// (*this)(v, index(i, j, k)). Signed 64-bit index arithmetic, so that along a row the address
+/// is affine in k (a View's own indexing, with its unsigned conversions, hides that from the
+/// compiler). Every State of a block has the same cell shape, so one cell index serves all.
+struct Flat {
+  Real* data = nullptr;
+  std::int64_t var = 0;                ///< distance between two variables of a cell
+  Kokkos::Array<std::int64_t, 3> s{};  ///< distance between neighbours along each axis
+  [[nodiscard]] KOKKOS_FORCEINLINE_FUNCTION std::int64_t index(int i, int j, int k) const {
+    return i * s[0] + j * s[1] + k;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION Real& operator()(int v, std::int64_t cell) const {
+    return data[v * var + cell];
+  }
+};
+/// The flat view of a State (contiguous: a State is always allocated whole, never a subview).
+inline Flat flat(const State& s) {
+  Flat f;
+  f.data = s.data();
+  f.var = static_cast<std::int64_t>(s.extent(1) * s.extent(2) * s.extent(3));
+  f.s = {static_cast<std::int64_t>(s.extent(2) * s.extent(3)),
+         static_cast<std::int64_t>(s.extent(3)), 1};
+  return f;
 }
 
 /// Geometry of one rank's block (passed by value to kernels). Axes with n_global = 1 are
@@ -105,6 +132,36 @@ struct IndexBox {
 inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> policy(const IndexBox& b) {
   return Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>({b.lo[0], b.lo[1], b.lo[2]},
                                                               {b.hi[0], b.hi[1], b.hi[2]});
+}
+
+/// One (i, j) row of a cell loop on a host back-end: k runs innermost, in one loop the compiler
+/// vectorises (STRATUS_IVDEP). The functor is copied first so that its members are loop
+/// invariants the compiler can keep in registers.
+template <class F>
+struct RowLoop {
+  F f;
+  int k0 = 0, k1 = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    const F g = f;
+    STRATUS_IVDEP
+    for (int k = k0; k < k1; ++k) g(i, j, k);
+  }
+};
+
+/// Calls f(i, j, k) (a functor, const operator()) for every cell or face of `box`. On host
+/// back-ends the threads share out (i, j) rows and each row is one vectorised loop over k, so f
+/// must not write anything that f at another k of the row reads; on GPUs one thread per point.
+template <class F>
+inline void for_each_cell(const char* name, const IndexBox& b, const F& f) {
+  if (b.empty()) return;
+  if constexpr (std::is_same_v<DevExecSpace, HostExecSpace>) {
+    Kokkos::parallel_for(name,
+                         Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
+                                                                              {b.hi[0], b.hi[1]}),
+                         RowLoop<F>{f, static_cast<int>(b.lo[2]), static_cast<int>(b.hi[2])});
+  } else {
+    Kokkos::parallel_for(name, policy(b), f);
+  }
 }
 
 /// The interior cells of a block.

@@ -1,7 +1,8 @@
 // Reconstruction of face values from cell averages along one axis: first order (piecewise
 // constant), piecewise linear with a slope limiter (minmod, MC, van Leer), and fifth-order
 // WENO (Jiang & Shu 1996 weights, or the WENO-Z weights of Borges et al. 2008). Device
-// functions on scalars; the flux kernels apply them variable by variable.
+// functions on scalars, templates on the method (the kernels are instantiated per scheme, so no
+// switch runs per face); the flux kernels apply them variable by variable.
 #pragma once
 
 #include "stratus/core/kokkos_compat.hpp"
@@ -13,39 +14,40 @@ enum class Reconstruction : int { first_order = 0, plm = 1, weno5 = 2, weno5z = 
 enum class Limiter : int { minmod = 0, mc = 1, van_leer = 2 };
 
 /// Ghost cells the reconstruction needs on each side of a face.
-KOKKOS_INLINE_FUNCTION int stencil_width(Reconstruction r) {
-  switch (r) {
-    case Reconstruction::first_order:
-      return 1;
-    case Reconstruction::plm:
-      return 2;
-    default:
-      return 3;
-  }
+KOKKOS_INLINE_FUNCTION constexpr int stencil_width(Reconstruction r) {
+  return r == Reconstruction::first_order ? 1 : r == Reconstruction::plm ? 2 : 3;
 }
 
-/// Limited slope of a cell from its left and right differences dl = q0 - q-1, dr = q+1 - q0.
-KOKKOS_INLINE_FUNCTION Real limited_slope(Limiter lim, Real dl, Real dr) {
-  if (dl * dr <= 0) return 0;
-  const Real s = dl > 0 ? Real(1) : Real(-1);
+/// True for the reconstructions of conserved variables (WENO); the others reconstruct
+/// primitive ones.
+KOKKOS_INLINE_FUNCTION constexpr bool reconstructs_conserved(Reconstruction r) {
+  return r == Reconstruction::weno5 || r == Reconstruction::weno5z;
+}
+
+/// Limited slope of a cell from its left and right differences dl = q0 - q-1, dr = q+1 - q0:
+/// zero at an extremum (dl dr <= 0). Written as selects, without branches, so that the face
+/// loops vectorise (the discarded value may be NaN: no code traps on it).
+template <Limiter L>
+KOKKOS_FORCEINLINE_FUNCTION Real limited_slope(Real dl, Real dr) {
   const Real al = kmath::fabs(dl), ar = kmath::fabs(dr);
-  switch (lim) {
-    case Limiter::minmod:
-      return s * (al < ar ? al : ar);
-    case Limiter::mc: {
-      Real m = 2 * al < 2 * ar ? 2 * al : 2 * ar;
-      const Real c = Real(0.5) * (al + ar);
-      return s * (c < m ? c : m);
-    }
-    case Limiter::van_leer:
-      return 2 * dl * dr / (dl + dr);
+  const Real s = dl > 0 ? Real(1) : Real(-1);
+  Real slope;
+  if constexpr (L == Limiter::minmod) {
+    slope = s * (al < ar ? al : ar);
+  } else if constexpr (L == Limiter::mc) {
+    const Real m = 2 * al < 2 * ar ? 2 * al : 2 * ar;
+    const Real c = Real(0.5) * (al + ar);
+    slope = s * (c < m ? c : m);
+  } else {
+    slope = 2 * dl * dr / (dl + dr);
   }
-  return 0;
+  return dl * dr > 0 ? slope : Real(0);
 }
 
 /// WENO5 value at the right face (i + 1/2) of cell i from q(i-2) .. q(i+2) = a, b, c, d, e.
-/// Mirror the arguments (e, d, c, b, a) for the left face (i - 1/2).
-KOKKOS_INLINE_FUNCTION Real weno5(bool z, Real a, Real b, Real c, Real d, Real e) {
+/// Mirror the arguments (e, d, c, b, a) for the left face (i - 1/2). Z: the WENO-Z weights.
+template <bool Z>
+KOKKOS_FORCEINLINE_FUNCTION Real weno5(Real a, Real b, Real c, Real d, Real e) {
   const Real p0 = (2 * a - 7 * b + 11 * c) / 6;
   const Real p1 = (-b + 5 * c + 2 * d) / 6;
   const Real p2 = (2 * c + 5 * d - e) / 6;
@@ -56,7 +58,7 @@ KOKKOS_INLINE_FUNCTION Real weno5(bool z, Real a, Real b, Real c, Real d, Real e
   const Real b1 = Real(13) / 12 * t1 * t1 + Real(0.25) * s1 * s1;
   const Real b2 = Real(13) / 12 * t2 * t2 + Real(0.25) * s2 * s2;
   Real w0, w1, w2;
-  if (z) {
+  if constexpr (Z) {
     // WENO-Z: alpha_k = d_k (1 + (tau5 / (beta_k + eps))^2), tau5 = |beta0 - beta2|.
     const Real eps = Real(1e-40);
     const Real tau = kmath::fabs(b0 - b2);
@@ -73,24 +75,20 @@ KOKKOS_INLINE_FUNCTION Real weno5(bool z, Real a, Real b, Real c, Real d, Real e
   return (w0 * p0 + w1 * p1 + w2 * p2) / (w0 + w1 + w2);
 }
 
-/// Left and right values at the face between cells -1 and 0 from the stencil q[0..5] =
-/// cells -3 .. 2 (the cells a method does not use are ignored).
-KOKKOS_INLINE_FUNCTION void reconstruct_face(Reconstruction r, Limiter lim, const Real* q,
-                                             Real& left, Real& right) {
-  switch (r) {
-    case Reconstruction::first_order:
-      left = q[2];
-      right = q[3];
-      return;
-    case Reconstruction::plm:
-      left = q[2] + Real(0.5) * limited_slope(lim, q[2] - q[1], q[3] - q[2]);
-      right = q[3] - Real(0.5) * limited_slope(lim, q[3] - q[2], q[4] - q[3]);
-      return;
-    default: {
-      const bool z = r == Reconstruction::weno5z;
-      left = weno5(z, q[0], q[1], q[2], q[3], q[4]);
-      right = weno5(z, q[5], q[4], q[3], q[2], q[1]);
-    }
+/// Left and right values at the face between cells -1 and 0 from the stencil q[0 .. 2w - 1] =
+/// cells -w .. w - 1, w = stencil_width(R).
+template <Reconstruction R, Limiter L>
+KOKKOS_FORCEINLINE_FUNCTION void reconstruct_face(const Real* q, Real& left, Real& right) {
+  if constexpr (R == Reconstruction::first_order) {
+    left = q[0];
+    right = q[1];
+  } else if constexpr (R == Reconstruction::plm) {
+    left = q[1] + Real(0.5) * limited_slope<L>(q[1] - q[0], q[2] - q[1]);
+    right = q[2] - Real(0.5) * limited_slope<L>(q[2] - q[1], q[3] - q[2]);
+  } else {
+    constexpr bool z = R == Reconstruction::weno5z;
+    left = weno5<z>(q[0], q[1], q[2], q[3], q[4]);
+    right = weno5<z>(q[5], q[4], q[3], q[2], q[1]);
   }
 }
 

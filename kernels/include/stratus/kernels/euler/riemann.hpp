@@ -12,7 +12,7 @@ namespace stratus::kernels::euler {
 enum class RiemannSolver : int { hllc = 0, hlle = 1, rusanov = 2 };
 
 /// Physical flux along the normal (slot 1) of a primitive state w with conserved state u.
-KOKKOS_INLINE_FUNCTION Vars normal_flux(const Vars& w, const Vars& u) {
+KOKKOS_FORCEINLINE_FUNCTION Vars normal_flux(const Vars& w, const Vars& u) {
   Vars f;
   const Real un = w[1];
   f[0] = u[1];
@@ -25,8 +25,8 @@ KOKKOS_INLINE_FUNCTION Vars normal_flux(const Vars& w, const Vars& u) {
 
 /// Einfeldt's estimates of the slowest and fastest signal speeds (Roe averages bound the
 /// one-sided sound speeds).
-KOKKOS_INLINE_FUNCTION void wave_speeds(const Gas& gas, const Vars& wl, const Vars& wr, Real& sl,
-                                        Real& sr) {
+KOKKOS_FORCEINLINE_FUNCTION void wave_speeds(const Gas& gas, const Vars& wl, const Vars& wr,
+                                             Real& sl, Real& sr) {
   const Real cl = sound_speed(gas, wl[0], wl[4]);
   const Real cr = sound_speed(gas, wr[0], wr[4]);
   const Real ql = kmath::sqrt(wl[0]), qr = kmath::sqrt(wr[0]);
@@ -41,54 +41,63 @@ KOKKOS_INLINE_FUNCTION void wave_speeds(const Gas& gas, const Vars& wl, const Va
                   Real(0.5) * (wr[1] * wr[1] + wr[2] * wr[2] + wr[3] * wr[3]);
   const Real h = (ql * hl + qr * hr) * inv;
   const Real c2 = g1 * (h - Real(0.5) * (u * u + v * v + w * w));
-  const Real c = c2 > 0 ? kmath::sqrt(c2) : Real(0);
+  const Real c = kmath::sqrt(c2 > 0 ? c2 : Real(0));
   sl = wl[1] - cl < u - c ? wl[1] - cl : u - c;
   sr = wr[1] + cr > u + c ? wr[1] + cr : u + c;
 }
 
-KOKKOS_INLINE_FUNCTION Vars flux_rusanov(const Gas& gas, const Vars& wl, const Vars& wr) {
+// The solvers below are written with selects instead of branches (both sides are computed, the
+// one the states call for is kept), so that the face loops vectorise; the discarded side may
+// hold NaN or infinity (no code traps on floating-point exceptions).
+
+KOKKOS_FORCEINLINE_FUNCTION Vars flux_rusanov(const Gas& gas, const Vars& wl, const Vars& wr) {
   const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
   const Vars fl = normal_flux(wl, ul), fr = normal_flux(wr, ur);
   const Real al = kmath::fabs(wl[1]) + sound_speed(gas, wl[0], wl[4]);
   const Real ar = kmath::fabs(wr[1]) + sound_speed(gas, wr[0], wr[4]);
   const Real s = al > ar ? al : ar;
   Vars f;
+  STRATUS_UNROLL
   for (int v = 0; v < kVars; ++v)
     f[v] = Real(0.5) * (fl[v] + fr[v]) - Real(0.5) * s * (ur[v] - ul[v]);
   return f;
 }
 
-KOKKOS_INLINE_FUNCTION Vars flux_hlle(const Gas& gas, const Vars& wl, const Vars& wr) {
+KOKKOS_FORCEINLINE_FUNCTION Vars flux_hlle(const Gas& gas, const Vars& wl, const Vars& wr) {
   const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
   const Vars fl = normal_flux(wl, ul), fr = normal_flux(wr, ur);
   Real sl, sr;
   wave_speeds(gas, wl, wr, sl, sr);
   const Real bm = sl < 0 ? sl : Real(0);
   const Real bp = sr > 0 ? sr : Real(0);
-  Vars f;
-  if (bp - bm <= 0) {  // both speeds zero: only possible for identical states at rest
-    for (int v = 0; v < kVars; ++v) f[v] = Real(0.5) * (fl[v] + fr[v]);
-    return f;
-  }
+  // Both speeds zero is only possible for identical states at rest: the central flux.
+  const bool degenerate = bp - bm <= 0;
   const Real inv = 1 / (bp - bm);
+  Vars f;
+  STRATUS_UNROLL
   for (int v = 0; v < kVars; ++v)
-    f[v] = (bp * fl[v] - bm * fr[v] + bp * bm * (ur[v] - ul[v])) * inv;
+    f[v] = degenerate ? Real(0.5) * (fl[v] + fr[v])
+                      : (bp * fl[v] - bm * fr[v] + bp * bm * (ur[v] - ul[v])) * inv;
   return f;
 }
 
-KOKKOS_INLINE_FUNCTION Vars flux_hllc(const Gas& gas, const Vars& wl, const Vars& wr) {
+KOKKOS_FORCEINLINE_FUNCTION Vars flux_hllc(const Gas& gas, const Vars& wl, const Vars& wr) {
   const Vars ul = to_conserved(gas, wl), ur = to_conserved(gas, wr);
+  const Vars fl = normal_flux(wl, ul), fr = normal_flux(wr, ur);
   Real sl, sr;
   wave_speeds(gas, wl, wr, sl, sr);
-  if (sl >= 0) return normal_flux(wl, ul);
-  if (sr <= 0) return normal_flux(wr, ur);
   const Real ml = wl[0] * (sl - wl[1]);  // mass fluxes relative to the outer waves
   const Real mr = wr[0] * (sr - wr[1]);
   const Real ss = (wr[4] - wl[4] + ml * wl[1] - mr * wr[1]) / (ml - mr);  // contact speed
   // Star state on the side the face lies in (Toro 2009, eq. 10.39), then F* = F + S (U* - U).
   const bool left = ss >= 0;
-  const Vars& w = left ? wl : wr;
-  const Vars& u = left ? ul : ur;
+  Vars w, u, f;
+  STRATUS_UNROLL
+  for (int v = 0; v < kVars; ++v) {
+    w[v] = left ? wl[v] : wr[v];
+    u[v] = left ? ul[v] : ur[v];
+    f[v] = left ? fl[v] : fr[v];
+  }
   const Real s = left ? sl : sr;
   const Real m = left ? ml : mr;
   const Real factor = m / (s - ss);
@@ -98,21 +107,34 @@ KOKKOS_INLINE_FUNCTION Vars flux_hllc(const Gas& gas, const Vars& wl, const Vars
   us[2] = factor * w[2];
   us[3] = factor * w[3];
   us[4] = factor * (u[4] / w[0] + (ss - w[1]) * (ss + w[4] / m));
-  Vars f = normal_flux(w, u);
-  for (int v = 0; v < kVars; ++v) f[v] += s * (us[v] - u[v]);
+  // Supersonic faces take the upwind physical flux.
+  STRATUS_UNROLL
+  for (int v = 0; v < kVars; ++v)
+    f[v] = sl >= 0 ? fl[v] : sr <= 0 ? fr[v] : f[v] + s * (us[v] - u[v]);
   return f;
 }
 
-/// The chosen solver's flux.
+/// The flux of solver RS (the kernels' compile-time choice).
+template <RiemannSolver RS>
+KOKKOS_FORCEINLINE_FUNCTION Vars riemann_flux(const Gas& gas, const Vars& wl, const Vars& wr) {
+  if constexpr (RS == RiemannSolver::hlle)
+    return flux_hlle(gas, wl, wr);
+  else if constexpr (RS == RiemannSolver::rusanov)
+    return flux_rusanov(gas, wl, wr);
+  else
+    return flux_hllc(gas, wl, wr);
+}
+
+/// The chosen solver's flux (run-time choice).
 KOKKOS_INLINE_FUNCTION Vars riemann_flux(RiemannSolver rs, const Gas& gas, const Vars& wl,
                                          const Vars& wr) {
   switch (rs) {
     case RiemannSolver::hlle:
-      return flux_hlle(gas, wl, wr);
+      return riemann_flux<RiemannSolver::hlle>(gas, wl, wr);
     case RiemannSolver::rusanov:
-      return flux_rusanov(gas, wl, wr);
+      return riemann_flux<RiemannSolver::rusanov>(gas, wl, wr);
     default:
-      return flux_hllc(gas, wl, wr);
+      return riemann_flux<RiemannSolver::hllc>(gas, wl, wr);
   }
 }
 
