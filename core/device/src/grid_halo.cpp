@@ -57,19 +57,20 @@ Slab face_slab(const std::array<std::int64_t, 3>& n, const std::array<int, 3>& g
 void copy_slab(const Slab& slab, const Kokkos::View<Real*, DevMemSpace>& buf,
                const Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>& table, int nf,
                const std::array<std::int64_t, 3>& stride, bool pack) {
-  using Policy = Kokkos::RangePolicy<DevExecSpace, Kokkos::IndexType<std::int64_t>>;
+  // One point per (field, cell of the slab): no integer division per element (the slab is
+  // small, but four 64-bit divisions an element made packing dearer than the copy itself).
+  using Policy =
+      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
   const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
-  const std::int64_t m1 = slab.size[1], m2 = slab.size[2];
-  const std::int64_t m = slab.cells();
+  const std::int64_t m0 = slab.size[0], m1 = slab.size[1], m2 = slab.size[2];
+  if (slab.cells() == 0 || nf == 0) return;
   Kokkos::parallel_for(
-      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack", Policy(0, m * nf),
-      KOKKOS_LAMBDA(const std::int64_t idx) {
-        const std::int64_t f = idx / m;
-        const std::int64_t r = idx - f * m;
-        const std::int64_t i = r / (m1 * m2);
-        const std::int64_t j = (r / m2) % m1;
-        const std::int64_t k = r % m2;
+      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack",
+      Policy({0, 0, 0, 0}, {static_cast<std::int64_t>(nf), m0, m1, m2}),
+      KOKKOS_LAMBDA(const std::int64_t f, const std::int64_t i, const std::int64_t j,
+                    const std::int64_t k) {
+        const std::int64_t idx = ((f * m0 + i) * m1 + j) * m2 + k;
         Real* cell = table(f).data + (b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2;
         if (pack)
           buf(idx) = *cell;

@@ -42,7 +42,9 @@ KOKKOS_FORCEINLINE_FUNCTION Vars to_conserved(const Gas& gas, const Vars& w) {
   u[1] = w[0] * w[1];
   u[2] = w[0] * w[2];
   u[3] = w[0] * w[3];
-  u[4] = w[4] / (gas.gamma - 1) + Real(0.5) * w[0] * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]);
+  // A product with the reciprocal (a loop invariant, taken once) rather than a division per call.
+  u[4] =
+      w[4] * (1 / (gas.gamma - 1)) + Real(0.5) * w[0] * (w[1] * w[1] + w[2] * w[2] + w[3] * w[3]);
   return u;
 }
 

@@ -11,38 +11,82 @@ namespace stratus::kernels::euler {
 /// Value returned by max_rate() when a cell has a non-positive (or NaN) density or pressure.
 inline constexpr Real kBadState = DBL_MAX;
 
+/// Host form of a maximum over cells of K::rate: one (i, j) row, the rates of a chunk in a
+/// vectorised loop, then their maximum.
+template <class K>
+struct MaxRateRow {
+  K kernel;
+  int k0, k1;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, Real& acc) const {
+    const K g = kernel;
+    constexpr int kChunk = 64;
+    Real r[kChunk];
+    for (int k = k0; k < k1; k += kChunk) {
+      const int n = k1 - k < kChunk ? k1 - k : kChunk;
+      const std::int64_t c0 = g.u.index(i, j, k);
+      STRATUS_IVDEP
+      for (int m = 0; m < n; ++m) r[m] = g.rate(c0 + m);
+      for (int m = 0; m < n; ++m) acc = r[m] > acc ? r[m] : acc;
+    }
+  }
+};
+
+/// The inverse time-step limit of one cell (see max_rate), without branches.
+template <bool Viscous>
+struct MaxRateKernel {
+  Flat u;
+  Gas gas;
+  Grid grid;
+  Real inv2;  ///< sum over the active axes of 1 / dx_a^2
+
+  KOKKOS_FORCEINLINE_FUNCTION Real rate(std::int64_t c) const {
+    Vars q;
+    STRATUS_UNROLL
+    for (int v = 0; v < kVars; ++v) q[v] = u(v, c);
+    const Vars w = to_primitive(gas, q);
+    const bool ok = (w[0] > 0) & (w[4] > 0) & (w[4] < kBadState);
+    const Real cs = sound_speed(gas, w[0], w[4]);
+    Real rate = 0;
+    STRATUS_UNROLL
+    for (int a = 0; a < 3; ++a)
+      rate += grid.active(a) ? (kmath::fabs(w[1 + a]) + cs) / grid.dx[a] : Real(0);
+    if constexpr (Viscous) {
+      const Real mu = viscosity(gas, w[4] / (w[0] * gas.gas_constant));
+      const Real f = gas.gamma / gas.prandtl > 1 ? gas.gamma / gas.prandtl : Real(1);
+      rate += 2 * mu * f / w[0] * inv2;
+    }
+    return ok & (rate < kBadState) ? rate : kBadState;  // NaN included
+  }
+  /// Device form: one cell.
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k, Real& acc) const {
+    const Real r = rate(u.index(i, j, k));
+    if (r > acc) acc = r;
+  }
+  static Real run(const State& u, const Grid& grid, const Gas& gas) {
+    const IndexBox b = interior(grid);
+    Real inv2 = 0;
+    for (int a = 0; a < 3; ++a)
+      if (grid.active(a)) inv2 += 1 / (grid.dx[a] * grid.dx[a]);
+    const MaxRateKernel kernel{flat(u), gas, grid, inv2};
+    Real m = 0;
+    if constexpr (std::is_same_v<DevExecSpace, HostExecSpace>)
+      Kokkos::parallel_reduce(
+          "euler::max_rate",
+          Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
+                                                               {b.hi[0], b.hi[1]}),
+          MaxRateRow<MaxRateKernel>{kernel, static_cast<int>(b.lo[2]), static_cast<int>(b.hi[2])},
+          Kokkos::Max<Real>(m));
+    else
+      Kokkos::parallel_reduce("euler::max_rate", policy(b), kernel, Kokkos::Max<Real>(m));
+    return m;
+  }
+};
+
 /// Largest inverse time-step limit over the interior: sum_a (|u_a| + c) / dx_a plus, with
 /// viscosity, 2 nu sum_a 1/dx_a^2 (nu = max(mu, gamma mu / Pr) / rho). kBadState when any cell
 /// has rho <= 0 or p <= 0 (or NaN).
 inline Real max_rate(const State& u, const Grid& grid, const Gas& gas, bool viscous) {
-  Real m = 0;
-  Kokkos::parallel_reduce(
-      "euler::max_rate", policy(interior(grid)),
-      KOKKOS_LAMBDA(const int i, const int j, const int k, Real& acc) {
-        const Vars w = to_primitive(gas, load(u, i, j, k));
-        Real rate;
-        if (!(w[0] > 0 && w[4] > 0) || !(w[4] < kBadState)) {
-          rate = kBadState;
-        } else {
-          const Real c = sound_speed(gas, w[0], w[4]);
-          rate = 0;
-          Real inv2 = 0;
-          for (int a = 0; a < 3; ++a) {
-            if (!grid.active(a)) continue;
-            rate += (kmath::fabs(w[1 + a]) + c) / grid.dx[a];
-            inv2 += 1 / (grid.dx[a] * grid.dx[a]);
-          }
-          if (viscous) {
-            const Real mu = viscosity(gas, w[4] / (w[0] * gas.gas_constant));
-            const Real f = gas.gamma / gas.prandtl > 1 ? gas.gamma / gas.prandtl : Real(1);
-            rate += 2 * mu * f / w[0] * inv2;
-          }
-          if (!(rate < kBadState)) rate = kBadState;
-        }
-        if (rate > acc) acc = rate;
-      },
-      Kokkos::Max<Real>(m));
-  return m;
+  return viscous ? MaxRateKernel<true>::run(u, grid, gas) : MaxRateKernel<false>::run(u, grid, gas);
 }
 
 /// Sum over the interior cells of f(i, j, k) (a device functor returning Real).
