@@ -10,8 +10,12 @@
 # exit 1) with its minimum density and pressure (over rows every 2 steps) within 5% of the
 # smallest-CFL run's: an unstable step shows as undershoots there long before it turns negative.
 #
+# SETS: deck overrides for every run (`stratus run --set`), for the other schemes.
+#
 #   bench/euler_cfl_sweep.sh                     64^3 to t = 0.05, rk2 and rk3, cfl 0.3 .. 1.0
 #   CELLS=128 CFLS="0.8 0.9 1.0" bench/euler_cfl_sweep.sh
+#   SETS='euler.reconstruction="weno5z"' INTEGRATORS="rk3 rk4" bench/euler_cfl_sweep.sh
+#   SETS='euler.reconstruction="weno5z" euler.fourth_order=true' INTEGRATORS=rk4 bench/euler_cfl_sweep.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 stratus="${STRATUS:-$here/build/apps/stratus}"
@@ -20,6 +24,9 @@ tend="${TEND:-0.05}"
 cfls="${CFLS:-0.3 0.4 0.5 0.6 0.7 0.8 0.9 1.0}"
 integrators="${INTEGRATORS:-rk2 rk3}"
 ranks="${RANKS:-2}"
+read -r -a sets <<<"${SETS:-}"
+set_args=()
+for s in "${sets[@]}"; do set_args+=(--set "$s"); done
 python=/usr/bin/python3
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
 work="$(mktemp -d)"
@@ -28,7 +35,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 # shellcheck source=lib/euler_blast.sh
 . "$here/bench/lib/euler_blast.sh"
 
-echo "euler_cfl_sweep: blast ${cells}^3 to t = $tend, PLM (van Leer) + HLLC, $ranks ranks; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "euler_cfl_sweep: blast ${cells}^3 to t = $tend, PLM (van Leer) + HLLC${SETS:+, with $SETS}, $ranks ranks; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %5s %8s %8s %12s %12s %s\n' integ cfl steps "wall s" "min rho" "min p" verdict
 for integ in $integrators; do
   ref_rho="" ref_p=""
@@ -37,7 +44,7 @@ for integ in $integrators; do
     rm -rf "$work/out"
     t0=$(date +%s.%N)
     if mpiexec -n "$ranks" --oversubscribe "$stratus" run "$work/deck.toml" --output-dir "$work/out" \
-        --restart none >"$work/log" 2>&1; then
+        --restart none "${set_args[@]}" >"$work/log" 2>&1; then
       t1=$(date +%s.%N)
       read -r steps rho p < <("$python" - "$work/out" <<'PY'
 import csv, glob, sys

@@ -333,20 +333,25 @@ def scenario_elastic(r):
 # resume from each must continue exactly as today's code continues its own run.
 LEGACY = os.path.join(HERE, "legacy")
 LEGACY_CASES = [
-    # (deck, run name, group compared, extra --set options the checkpoint was written with)
-    (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"]),
-    (HEAT_DECK, "heat_small", "/fields", []),
-    (EULER_DECK, "euler_small", "/fields", []),
+    # (deck, run name, group compared, extra --set options the checkpoint was written with,
+    #  relative tolerance of the comparison: None for bitwise)
+    (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"], None),
+    (HEAT_DECK, "heat_small", "/fields", [], None),
+    # euler.cfl was 0.4 by default then (0.8 since issue 16). The face kernels of today round
+    # differently in the last bit (products with reciprocals where b593953 divided, conserved
+    # states converted in the frame of the face), so the old steps 0-40 and today's differ at
+    # round-off: the resumed run must match today's straight run to 1e-12 of the largest value.
+    (EULER_DECK, "euler_small", "/fields", ["--set=euler.cfl=0.4"], 1e-12),
     # Written by 1D transforms and transposes, the only plans of b593953 (one rank now runs
     # whole 3D plans, equal to round-off): the same plans reproduce it bit for bit.
-    (SPECTRAL_DECK, "spectral_small", "/fields", ["--set=spectral.fft.plans=\"lines\""]),
+    (SPECTRAL_DECK, "spectral_small", "/fields", ["--set=spectral.fft.plans=\"lines\""], None),
 ]
 
 
 def scenario_legacy(r):
     """Old checkpoints still restart: resumed at step 40 and run to 80, each solver's final
-    state is bitwise the state of a straight 0-80 run of today's code."""
-    for deck, name, group, extra in LEGACY_CASES:
+    state is bitwise (euler: to round-off) the state of a straight 0-80 run of today's code."""
+    for deck, name, group, extra, rtol in LEGACY_CASES:
         base = os.path.join(r.work, f"legacy-{name}")
         shutil.rmtree(base, ignore_errors=True)
         straight, resumed = os.path.join(base, "straight"), os.path.join(base, "resumed")
@@ -359,9 +364,11 @@ def scenario_legacy(r):
         _, text = r.run(1, deck, resumed, common)
         check(resumed_step(text) == 40, f"{name}: resumed at {resumed_step(text)}, not from the "
               f"old checkpoint of step 40:\n{text[-3000:]}")
-        names = same_datasets(ckpt_path(straight, name, 80), ckpt_path(resumed, name, 80), group)
-        print(f"{name}: the checkpoint of b593953 resumed at step 40; step 80 bitwise equal to "
-              f"today's straight run ({', '.join(names)})")
+        names = same_datasets(ckpt_path(straight, name, 80), ckpt_path(resumed, name, 80), group,
+                              rtol)
+        how = "bitwise equal to" if rtol is None else f"within {rtol:g} (relative) of"
+        print(f"{name}: the checkpoint of b593953 resumed at step 40; step 80 {how} today's "
+              f"straight run ({', '.join(names)})")
 
 
 def timed_reference(r, deck, outdir, extra, timeout=600):

@@ -33,8 +33,9 @@ def ckpt_path(outdir, name, step):
     return os.path.join(outdir, "checkpoints", f"{name}.step{step:012d}.h5")
 
 
-def same_datasets(a, b, group):
-    """Every dataset of `group` bitwise equal in the two files."""
+def same_datasets(a, b, group, rtol=None):
+    """Every dataset of `group` bitwise equal in the two files (with `rtol`: within rtol times
+    the dataset's largest magnitude, for runs whose arithmetic differs in the last bit)."""
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
         names = sorted(fa[group].keys())
         check(names == sorted(fb[group].keys()), f"{group}: datasets differ: {names}")
@@ -43,7 +44,10 @@ def same_datasets(a, b, group):
             check(x.shape == y.shape, f"{group}/{n}: shapes {x.shape} vs {y.shape}")
             if not np.array_equal(x.view(np.uint8), y.view(np.uint8)):
                 diff = np.max(np.abs(x.astype(float) - y.astype(float)))
-                raise Failure(f"{a} vs {b}: {group}/{n} differs (max |diff| {diff:.3e})")
+                scale = np.max(np.abs(y.astype(float)))
+                if rtol is None or not diff <= rtol * scale:
+                    raise Failure(f"{a} vs {b}: {group}/{n} differs (max |diff| {diff:.3e}, "
+                                  f"largest |value| {scale:.3e})")
         return names
 
 

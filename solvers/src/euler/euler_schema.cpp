@@ -33,10 +33,14 @@ void declare_scheme(Schema& schema) {
   e.add_real("gamma", "Ratio of specific heats of the ideal gas.")
       .greater_than(1.0)
       .set_default(1.4);
-  e.add_real("cfl", "Courant number: dt = cfl / max(sum_a (|u_a| + c) / dx_a + viscous term).")
+  e.add_real("cfl",
+             "Courant number: dt = cfl / max(sum_a (|u_a| + c) / dx_a + viscous term), the sum "
+             "over the active axes (Athena++'s C per direction is about cfl / dimensions). The "
+             "default is the largest found safe by bench/euler_cfl_sweep.sh with a margin (every "
+             "scheme and shipped problem ran stably at 1.0): see docs/cfd-euler.md.")
       .greater_than(0.0)
       .at_most(1.0)
-      .set_default(0.4);
+      .set_default(0.8);
   e.add_real("t_end",
              "Simulated time at which the run ends (the last step is shortened to reach it); 0: "
              "run.steps only. run.steps stays an upper bound.")

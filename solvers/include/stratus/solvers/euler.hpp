@@ -130,7 +130,7 @@ class EulerSolver : public GridSolver {
   std::array<std::array<kernels::euler::Boundary, 2>, 3> boundary_{};
   kernels::euler::Vars inflow_{};  // conserved
   EulerConfig::TimeIntegrator integrator_ = EulerConfig::TimeIntegrator::rk2;
-  double cfl_ = 0.4, t_end_ = 0;
+  double cfl_ = 0.8, t_end_ = 0;
   std::unique_ptr<GridHalo> halo_;
   kernels::euler::State u_, u0_, acc_, flux_, states_, w_;
   std::vector<Field3D> fields_;  // the five components of u_ (halo exchange, files)
