@@ -20,8 +20,10 @@
 
 /// Unrolls the short loop that follows (over the five variables of a state, a stencil): a loop
 /// left rolled inside a kernel's body stops the compiler from vectorising the loop around it.
-#if defined(__CUDACC__) || defined(__NVCC__) || defined(__clang__)
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
 #define STRATUS_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__) || defined(__NVCC__)
+#define STRATUS_UNROLL  // the host pass of nvcc: its host compiler would not know the pragma
 #elif defined(__GNUC__)
 #define STRATUS_UNROLL _Pragma("GCC unroll 8")
 #else
