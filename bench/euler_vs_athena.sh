@@ -14,6 +14,11 @@
 #   per cycle      NLIM cycles (default 20): zone-cycles per wall second of the time loop
 #   to a time      to simulated time TLIM (default 0.01): wall seconds and cycles
 #
+# SCHEME=plm (default): both PLM as above. SCHEME=high: the third-order-class reconstruction of
+# each code, Athena++'s PPM (xorder = 3) against Stratus's WENO5-Z (euler.reconstruction =
+# "weno5z", its default second-order face fluxes); INTEGRATOR (default rk2) for both. PPM needs
+# an Athena++ configured with --nghost=3 or more (the PLM build has 2).
+#
 #   ATHENA=/path/athena bench/euler_vs_athena.sh          128^3, 1 and 2 ranks
 #   CELLS=64 CFL_STRATUS=1.0 ATHENA=... bench/euler_vs_athena.sh
 #
@@ -30,6 +35,13 @@ repeat="${REPEAT:-1}"
 ranks_list="${RANKS:-1 2}"
 cfl_athena="${CFL_ATHENA:-0.3}"
 cfl_stratus="${CFL_STRATUS:-0.8}"
+scheme="${SCHEME:-plm}"
+integrator="${INTEGRATOR:-rk2}"
+case "$scheme" in
+  plm) xorder=2 stratus_sets=() ;;
+  high) xorder=3 stratus_sets=(--set 'euler.reconstruction="weno5z"') ;;
+  *) echo "euler_vs_athena: SCHEME must be plm or high, not '$scheme'" >&2; exit 2 ;;
+esac
 python=/usr/bin/python3
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
 if [ -z "$athena" ] || [ ! -x "$athena" ]; then
@@ -54,8 +66,8 @@ problem_id = blast
 cfl_number = $cfl_athena
 nlim       = $1
 tlim       = $2
-integrator = rk2
-xorder     = 2
+integrator = $integrator
+xorder     = $xorder
 ncycle_out = 1000000
 <mesh>
 nx1 = $cells
@@ -110,12 +122,12 @@ PY
 # run_stratus RANKS NLIM TLIM: "wall_seconds cycles own_rate": the whole job's wall time and the
 # cell updates per second of the time loop (the run summary)
 run_stratus() {
-  blast_deck "$cells" "$2" "$3" rk2 "$cfl_stratus" 0 >"$work/bench.toml"
+  blast_deck "$cells" "$2" "$3" "$integrator" "$cfl_stratus" 0 >"$work/bench.toml"
   rm -f "$work/out/bench.summary.json"
   local t0 t1
   t0=$(date +%s.%N)
   mpiexec -n "$1" --oversubscribe "$stratus" run "$work/bench.toml" --output-dir "$work/out" \
-    --restart none >"$work/stratus.log" 2>&1 || {
+    --restart none "${stratus_sets[@]}" >"$work/stratus.log" 2>&1 || {
     echo "Stratus failed; its log ends:" >&2; tail -20 "$work/stratus.log" >&2; exit 1; }
   t1=$(date +%s.%N)
   "$python" - "$work/out/bench.summary.json" "$t0" "$t1" <<'PY'
@@ -128,7 +140,8 @@ PY
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 col() { awk -v c="$1" '{print $c}'; }
 
-echo "euler_vs_athena: blast ${cells}^3, PLM + HLLC + RK2; CFL Athena++ $cfl_athena, Stratus $cfl_stratus;" \
+if [ "$scheme" = plm ]; then what_scheme="PLM"; else what_scheme="Athena++ PPM, Stratus WENO5-Z"; fi
+echo "euler_vs_athena: blast ${cells}^3, $what_scheme + HLLC + ${integrator^^}; CFL Athena++ $cfl_athena, Stratus $cfl_stratus;" \
      "$repeat repeat(s); load $(cut -d' ' -f1-3 /proc/loadavg)"
 # zone-cycles/s: cells x cycles / the job's wall time (set-up included); own: each code's figure
 # for its loop alone (Athena++: per CPU second of rank 0; Stratus: per wall second).
