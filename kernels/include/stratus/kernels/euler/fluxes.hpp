@@ -101,10 +101,7 @@ struct PrimitivesKernel {
   Gas gas;
   KOKKOS_FORCEINLINE_FUNCTION void operator()(const int i, const int j, const int k) const {
     const std::int64_t c = u.index(i, j, k);
-    Vars q;
-    STRATUS_UNROLL
-    for (int v = 0; v < kVars; ++v) q[v] = u(v, c);
-    const Vars p = to_primitive(gas, q);
+    const Vars p = to_primitive(gas, load(u, c));
     STRATUS_UNROLL
     for (int v = 0; v < kVars; ++v) w(v, c) = p[v];
   }

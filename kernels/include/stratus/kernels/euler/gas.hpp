@@ -98,6 +98,14 @@ struct Flat {
     return data[v * var + cell];
   }
 };
+/// Loads the conserved state of flat cell c.
+KOKKOS_FORCEINLINE_FUNCTION Vars load(const Flat& f, std::int64_t c) {
+  Vars u;
+  STRATUS_UNROLL
+  for (int v = 0; v < kVars; ++v) u[v] = f(v, c);
+  return u;
+}
+
 /// The flat view of a State (contiguous: a State is always allocated whole, never a subview).
 inline Flat flat(const State& s) {
   Flat f;
@@ -136,6 +144,9 @@ inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> policy(const IndexBo
                                                               {b.hi[0], b.hi[1], b.hi[2]});
 }
 
+/// True when the kernels run on a host back-end: loops go by (i, j) rows, vectorised along k.
+inline constexpr bool kHostRows = std::is_same_v<DevExecSpace, HostExecSpace>;
+
 /// One (i, j) row of a cell loop on a host back-end: k runs innermost, in one loop the compiler
 /// vectorises (STRATUS_IVDEP). The functor is copied first so that its members are loop
 /// invariants the compiler can keep in registers.
@@ -156,7 +167,7 @@ struct RowLoop {
 template <class F>
 inline void for_each_cell(const char* name, const IndexBox& b, const F& f) {
   if (b.empty()) return;
-  if constexpr (std::is_same_v<DevExecSpace, HostExecSpace>) {
+  if constexpr (kHostRows) {
     Kokkos::parallel_for(name,
                          Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
                                                                               {b.hi[0], b.hi[1]}),

@@ -40,10 +40,7 @@ struct MaxRateKernel {
   Real inv2;  ///< sum over the active axes of 1 / dx_a^2
 
   KOKKOS_FORCEINLINE_FUNCTION Real rate(std::int64_t c) const {
-    Vars q;
-    STRATUS_UNROLL
-    for (int v = 0; v < kVars; ++v) q[v] = u(v, c);
-    const Vars w = to_primitive(gas, q);
+    const Vars w = to_primitive(gas, load(u, c));
     const bool ok = (w[0] > 0) & (w[4] > 0) & (w[4] < kBadState);
     const Real cs = sound_speed(gas, w[0], w[4]);
     Real rate = 0;
@@ -69,7 +66,7 @@ struct MaxRateKernel {
       if (grid.active(a)) inv2 += 1 / (grid.dx[a] * grid.dx[a]);
     const MaxRateKernel kernel{flat(u), gas, grid, inv2};
     Real m = 0;
-    if constexpr (std::is_same_v<DevExecSpace, HostExecSpace>)
+    if constexpr (kHostRows)
       Kokkos::parallel_reduce(
           "euler::max_rate",
           Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
