@@ -187,11 +187,4 @@ inline IndexBox interior(const Grid& grid) {
   return b;
 }
 
-/// Index offset along axis a: (i, j, k) + d e_a.
-KOKKOS_INLINE_FUNCTION void shift(int a, int d, int& i, int& j, int& k) {
-  i += a == 0 ? d : 0;
-  j += a == 1 ? d : 0;
-  k += a == 2 ? d : 0;
-}
-
 }  // namespace stratus::kernels::euler
