@@ -172,12 +172,43 @@ std::string sync_path(const std::string& path, bool directory) {
   return failure;
 }
 
+/// Runs `write` (collective over one part's ranks); a failure on any rank of `comm` is thrown
+/// on every rank, so that the ranks of other parts do not wait for ranks that gave up.
+template <class F>
+void agreed(MPI_Comm comm, F&& write) {
+  std::string failure;
+  try {
+    write();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  failure = agree_on_message(comm, failure);
+  if (!failure.empty()) throw RuntimeError(failure);
+}
+
 }  // namespace
 
 CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string path,
                                    const std::string& resolved_deck, const CheckpointInfo& info)
-    : comm_(comm), path_(std::move(path)), partial_(path_ + ".partial") {
-  file_ = detail::create_stratus_file(comm_, partial_, "checkpoint", resolved_deck);
+    : CheckpointWriter(comm, comm, CheckpointPart{}, std::move(path), resolved_deck, info) {}
+
+CheckpointWriter::CheckpointWriter(MPI_Comm comm, MPI_Comm file_comm, CheckpointPart part,
+                                   std::string path, const std::string& resolved_deck,
+                                   const CheckpointInfo& info)
+    : comm_(comm),
+      file_comm_(file_comm),
+      part_(part),
+      path_(std::move(path)),
+      partial_(path_ + ".partial") {
+  try {
+    // Each part's file is created by its own ranks: every rank of `comm` learns of a failure.
+    agreed(comm_, [&] {
+      file_ = detail::create_stratus_file(file_comm_, partial_, "checkpoint", resolved_deck);
+    });
+  } catch (...) {
+    discard();
+    throw;
+  }
   deck_hash_ = checksum64(resolved_deck);
   try {
     QuietHdf5Errors quiet;
@@ -189,6 +220,8 @@ CheckpointWriter::CheckpointWriter(MPI_Comm comm, std::string path,
                                   &info.time, 1, true);
     manifest_.push_back(fmt::format("stratus-checkpoint {}", kCheckpointFormatVersion));
     manifest_.push_back(fmt::format("deck-checksum {:016x}", deck_hash_));
+    if (!part_.whole())
+      manifest_.push_back(fmt::format("part {} {} {:016x}", part_.index, part_.count, part_.id));
     for (const auto& [key, value] :
          {std::pair{"solver", info.solver}, std::pair{"units", info.units},
           std::pair{"decomposition", info.decomposition}, std::pair{"backend", info.backend}}) {
@@ -209,9 +242,14 @@ CheckpointWriter::~CheckpointWriter() {
   if (!committed_) discard();
 }
 
-void CheckpointWriter::discard() noexcept {
+int CheckpointWriter::file_rank() const {
   int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_rank(file_comm_, &rank);
+  return rank;
+}
+
+void CheckpointWriter::discard() noexcept {
+  const int rank = file_rank();
   if (file_ >= 0) {
     // The file is abandoned: emptying it first gives back its space, so that closing (which
     // flushes HDF5's metadata) succeeds even when the write failed on a full file system. A
@@ -309,15 +347,19 @@ void CheckpointWriter::put(const std::string& name, const std::vector<double>& v
   bad = agree_on_message(comm_, bad);
   if (!bad.empty()) throw RuntimeError(fmt::format("{}: not written: {}", partial_, bad));
   QuietHdf5Errors quiet;
-  blocks_.push_back(put_state(static_cast<hid_t>(file_), comm_, partial_, name, values,
-                              H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
+  agreed(comm_, [&] {
+    blocks_.push_back(put_state(static_cast<hid_t>(file_), file_comm_, partial_, name, values,
+                                H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
+  });
   manifest_.push_back(fmt::format("dataset /state/{} float64 {}", name, values.size()));
 }
 
 void CheckpointWriter::put(const std::string& name, const std::vector<std::int64_t>& values) {
   QuietHdf5Errors quiet;
-  blocks_.push_back(put_state(static_cast<hid_t>(file_), comm_, partial_, name, values,
-                              H5T_STD_I64LE, H5T_NATIVE_INT64));
+  agreed(comm_, [&] {
+    blocks_.push_back(put_state(static_cast<hid_t>(file_), file_comm_, partial_, name, values,
+                                H5T_STD_I64LE, H5T_NATIVE_INT64));
+  });
   manifest_.push_back(fmt::format("dataset /state/{} int64 {}", name, values.size()));
 }
 
@@ -374,18 +416,20 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
                   rows.begin() + static_cast<std::ptrdiff_t>(slot[i] * ncomp));
     return rows;
   };
-  for (const auto& c : mine.reals) {
-    const std::string dataset = "/particles/" + c.name;
-    blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp),
-                               H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
-    manifest_.push_back(fmt::format("dataset {} float64 {} {}", dataset, n, c.ncomp));
-  }
-  for (const auto& c : mine.ints) {
-    const std::string dataset = "/particles/" + c.name;
-    blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block, place(c.values, c.ncomp),
-                               H5T_STD_I64LE, H5T_NATIVE_INT64));
-    manifest_.push_back(fmt::format("dataset {} int64 {} {}", dataset, n, c.ncomp));
-  }
+  agreed(comm_, [&] {
+    for (const auto& c : mine.reals) {
+      const std::string dataset = "/particles/" + c.name;
+      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
+                                 place(c.values, c.ncomp), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
+      manifest_.push_back(fmt::format("dataset {} float64 {} {}", dataset, n, c.ncomp));
+    }
+    for (const auto& c : mine.ints) {
+      const std::string dataset = "/particles/" + c.name;
+      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
+                                 place(c.values, c.ncomp), H5T_STD_I64LE, H5T_NATIVE_INT64));
+      manifest_.push_back(fmt::format("dataset {} int64 {} {}", dataset, n, c.ncomp));
+    }
+  });
 }
 
 void CheckpointWriter::write_field(const std::string& name, const GridArray& field, int ghost,
@@ -397,8 +441,10 @@ void CheckpointWriter::write_field(const std::string& name, const GridArray& fie
                                   static_cast<hsize_t>(global_cells[2])};
   const std::string dataset = "/fields/" + name;
   std::uint64_t sum = 0;
-  detail::write_field_block(comm_, static_cast<hid_t>(file_), partial_, dataset, field, ghost,
-                            block, global_cells, &sum);
+  agreed(comm_, [&] {
+    detail::write_field_block(file_comm_, static_cast<hid_t>(file_), partial_, dataset, field,
+                              ghost, block, global_cells, &sum);
+  });
   if (block.cells() > 0)
     blocks_.push_back(detail::block_line(
         dataset,
@@ -411,8 +457,7 @@ void CheckpointWriter::write_field(const std::string& name, const GridArray& fie
 }
 
 std::uint64_t CheckpointWriter::commit() {
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
+  const int rank = file_rank();
   std::string failure;
   {
     QuietHdf5Errors quiet;
@@ -423,10 +468,10 @@ std::uint64_t CheckpointWriter::commit() {
       for (const auto& line : blocks_)
         if (!line.empty()) mine += line + "\n";
       int ranks = 1;
-      MPI_Comm_size(comm_, &ranks);
+      MPI_Comm_size(file_comm_, &ranks);
       int length = static_cast<int>(mine.size());
       std::vector<int> lengths(static_cast<std::size_t>(ranks)), offsets(lengths.size());
-      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_);
+      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, file_comm_);
       int total = 0;
       for (int r = 0; r < ranks; ++r) {
         offsets[r] = total;
@@ -434,14 +479,14 @@ std::uint64_t CheckpointWriter::commit() {
       }
       std::string gathered(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
       MPI_Gatherv(mine.data(), length, MPI_CHAR, gathered.data(), lengths.data(), offsets.data(),
-                  MPI_CHAR, 0, comm_);
+                  MPI_CHAR, 0, file_comm_);
       std::string text;
       for (const auto& line : manifest_) text += line + "\n";
       text += gathered;
       std::uint64_t text_sum = checksum64(text);
-      MPI_Bcast(&text_sum, 1, MPI_UINT64_T, 0, comm_);
+      MPI_Bcast(&text_sum, 1, MPI_UINT64_T, 0, file_comm_);
       std::uint64_t size = text.size();
-      MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm_);
+      MPI_Bcast(&size, 1, MPI_UINT64_T, 0, file_comm_);
       const std::vector<hsize_t> dims{size};
       Handle space(
           checked(H5Screate_simple(1, dims.data(), nullptr), partial_, "creating a dataspace"),
@@ -500,7 +545,8 @@ std::uint64_t CheckpointWriter::commit() {
     discard();
     throw RuntimeError(fmt::format("checkpoint {} not written: {}", path_, failure));
   }
-  MPI_Bcast(&bytes, 1, MPI_UINT64_T, 0, comm_);
+  // Each part's rank 0 knows its file's size: the sum is the checkpoint's.
+  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_UINT64_T, MPI_SUM, comm_);
   committed_ = true;
   return bytes;
 }

@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include <fcntl.h>
@@ -35,6 +36,7 @@ struct CheckpointManifest {
   };
   int version = 0;
   std::uint64_t deck_hash = 0;
+  CheckpointPart part;  ///< count 1: a whole checkpoint
   std::vector<std::pair<std::string, std::string>> info;
   std::vector<Dataset> datasets;
   std::vector<Block> blocks;
@@ -63,8 +65,6 @@ T rchecked(T result, std::string_view what) {
   return result;
 }
 
-hid_t file_of(std::int64_t id) { return static_cast<hid_t>(id); }
-
 std::int64_t int_attribute(hid_t file, const char* name, std::int64_t missing) {
   if (H5Aexists(file, name) <= 0) return missing;
   Handle attr(rchecked(H5Aopen(file, name, H5P_DEFAULT), name), H5Aclose);
@@ -83,6 +83,13 @@ Manifest parse_manifest(const std::string& text) {
     words >> kind;
     if (kind == "stratus-checkpoint") {
       words >> m.version;
+    } else if (kind == "part") {
+      std::string hex;
+      words >> m.part.index >> m.part.count >> hex;
+      if (!words || hex.size() != 16 || m.part.count < 2 || m.part.index < 0 ||
+          m.part.index >= m.part.count)
+        throw ReadFailure("the manifest has a malformed line: " + line);
+      m.part.id = std::strtoull(hex.c_str(), nullptr, 16);
     } else if (kind == "deck-checksum") {
       std::string hex;
       words >> hex;
@@ -124,21 +131,44 @@ Manifest parse_manifest(const std::string& text) {
     }
   }
   if (m.version == 0) throw ReadFailure("the manifest has no version line");
-  // Every element of every dataset must be covered by a checksummed block.
-  for (const auto& e : m.datasets) {
-    hsize_t size = 1, covered = 0;
-    for (const auto d : e.dims) size *= d;
-    for (const auto& b : m.blocks) {
-      if (b.dataset != e.name) continue;
-      hsize_t n = 1;
-      for (const auto c : b.count) n *= c;
-      covered += n;
-    }
-    if (covered != size)
-      throw ReadFailure(fmt::format("the manifest's checksums cover {} of the {} values of {}",
-                                    covered, size, e.name));
-  }
   return m;
+}
+
+hsize_t volume(const std::vector<hsize_t>& count) {
+  hsize_t n = 1;
+  for (const auto c : count) n *= c;
+  return n;
+}
+
+/// Every element of every dataset must be covered by a checksummed block of one of the
+/// manifests (the parts of one checkpoint, or a whole one), and no element twice.
+void check_coverage(const std::vector<const Manifest*>& parts) {
+  for (const auto& e : parts.front()->datasets) {
+    std::vector<const detail::CheckpointManifest::Block*> blocks;
+    hsize_t covered = 0;
+    for (const Manifest* m : parts)
+      for (const auto& b : m->blocks)
+        if (b.dataset == e.name) {
+          blocks.push_back(&b);
+          covered += volume(b.count);
+        }
+    // The state datasets are written whole into every part: one copy counts.
+    if (e.name.starts_with("/state/") && !blocks.empty()) covered = volume(blocks.front()->count);
+    if (covered != volume(e.dims))
+      throw ReadFailure(fmt::format("the manifest's checksums cover {} of the {} values of {}",
+                                    covered, volume(e.dims), e.name));
+    if (e.name.starts_with("/state/")) continue;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      for (std::size_t j = i + 1; j < blocks.size(); ++j) {
+        bool overlap = true;
+        for (std::size_t a = 0; a < e.dims.size(); ++a)
+          overlap = overlap && blocks[i]->start[a] < blocks[j]->start[a] + blocks[j]->count[a] &&
+                    blocks[j]->start[a] < blocks[i]->start[a] + blocks[i]->count[a];
+        if (overlap)
+          throw ReadFailure(fmt::format("the manifests' blocks of {} overlap at [{}]", e.name,
+                                        fmt::join(blocks[j]->start, ", ")));
+      }
+  }
 }
 
 /// Reads rows [first, first + count) of a 1D or 2D dataset as `mem_type` into `out`.
@@ -251,74 +281,165 @@ const DatasetEntry& entry_of(const Manifest& m, const std::string& name, const s
 
 }  // namespace
 
-CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
-    : comm_(comm), path_(std::move(path)) {
-  std::string failure;
+namespace detail {
+
+/// One open file of a checkpoint: a whole checkpoint or one part.
+struct CheckpointFile {
+  std::string path;
+  hid_t id = -1;
   Manifest manifest;
+  std::uint64_t bytes = 0;
+  CheckpointFile() = default;
+  CheckpointFile(const CheckpointFile&) = delete;
+  CheckpointFile& operator=(const CheckpointFile&) = delete;
+  ~CheckpointFile() {
+    if (id >= 0) H5Fclose(id);
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+/// Opens f.path, checks that it is a complete Stratus checkpoint file and reads its manifest.
+/// Throws ReadFailure.
+void open_checkpoint_file(detail::CheckpointFile& f) {
+  std::error_code ec;
+  if (!fs::exists(f.path, ec)) throw ReadFailure("no such file");
+  if (fs::is_directory(f.path, ec)) throw ReadFailure("is a directory");
+  f.bytes = fs::file_size(f.path, ec);
+  if (H5Fis_hdf5(f.path.c_str()) <= 0) throw ReadFailure("not an HDF5 file");
+  const hid_t file = H5Fopen(f.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0)
+    throw ReadFailure(
+        fmt::format("cannot be opened: truncated or damaged{}", detail::hdf5_error_detail()));
+  f.id = file;
+  const std::string format = detail::read_string_attribute(file, "stratus_format");
+  if (format != "checkpoint")
+    throw ReadFailure(format.empty() ? "not a Stratus checkpoint (no stratus_format attribute)"
+                                     : "not a checkpoint (a Stratus '" + format + "' file)");
+  if (int_attribute(file, "checkpoint_complete", 0) != 1)
+    throw ReadFailure("no completion marker: its write never finished");
+  std::vector<unsigned char> bytes;
+  Handle dset(H5Dopen2(file, "/checkpoint/manifest", H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw ReadFailure("no /checkpoint/manifest");
+  Handle space(rchecked(H5Dget_space(dset), "/checkpoint/manifest"), H5Sclose);
+  hsize_t n = 0;
+  rchecked(H5Sget_simple_extent_dims(space, &n, nullptr), "/checkpoint/manifest");
+  read_rows(file, "/checkpoint/manifest", H5T_NATIVE_UCHAR, 0, n, bytes, {n});
+  const std::string text(bytes.begin(), bytes.end());
+  if (detail::read_string_attribute(file, "manifest_checksum") !=
+      fmt::format("{:016x}", checksum64(text)))
+    throw ReadFailure("the manifest does not match its checksum (damaged)");
+  f.manifest = parse_manifest(text);
+  if (f.manifest.version != kCheckpointFormatVersion)
+    throw ReadFailure(fmt::format("checkpoint format version {}, this Stratus reads version {}",
+                                  f.manifest.version, kCheckpointFormatVersion));
+}
+
+/// What a part must share with part 0 to belong to the same checkpoint ("" when it does).
+std::string part_mismatch(const Manifest& a, const Manifest& b) {
+  if (a.part.id != b.part.id)
+    return fmt::format("it belongs to another checkpoint (id {:016x}, part 0's is {:016x})",
+                       b.part.id, a.part.id);
+  if (a.deck_hash != b.deck_hash) return "its deck differs from part 0's";
+  if (a.info != b.info) return "its solver, units or decomposition differ from part 0's";
+  if (a.datasets.size() != b.datasets.size()) return "its datasets differ from part 0's";
+  for (std::size_t i = 0; i < a.datasets.size(); ++i)
+    if (a.datasets[i].name != b.datasets[i].name || a.datasets[i].type != b.datasets[i].type ||
+        a.datasets[i].dims != b.datasets[i].dims)
+      return fmt::format("its dataset {} differs from part 0's", b.datasets[i].name);
+  return {};
+}
+
+}  // namespace
+
+CheckpointReader::CheckpointReader(MPI_Comm comm, std::string path)
+    : CheckpointReader(comm, std::vector<std::string>{std::move(path)}) {}
+
+CheckpointReader::CheckpointReader(MPI_Comm comm, std::vector<std::string> paths, bool one_part)
+    : comm_(comm) {
+  std::string failure;
+  std::string where = paths.empty() ? std::string("checkpoint") : paths.front();
+  std::vector<std::shared_ptr<detail::CheckpointFile>> files;
   try {
     QuietHdf5Errors quiet;
-    std::error_code ec;
-    if (!fs::exists(path_, ec)) throw ReadFailure("no such file");
-    if (fs::is_directory(path_, ec)) throw ReadFailure("is a directory");
-    bytes_ = fs::file_size(path_, ec);
-    if (H5Fis_hdf5(path_.c_str()) <= 0) throw ReadFailure("not an HDF5 file");
-    const hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
-      throw ReadFailure(
-          fmt::format("cannot be opened: truncated or damaged{}", detail::hdf5_error_detail()));
-    file_ = file;
-    const std::string format = detail::read_string_attribute(file, "stratus_format");
-    if (format != "checkpoint")
-      throw ReadFailure(format.empty() ? "not a Stratus checkpoint (no stratus_format attribute)"
-                                       : "not a checkpoint (a Stratus '" + format + "' file)");
-    if (int_attribute(file, "checkpoint_complete", 0) != 1)
-      throw ReadFailure("no completion marker: its write never finished");
-    std::vector<unsigned char> bytes;
-    Handle dset(H5Dopen2(file, "/checkpoint/manifest", H5P_DEFAULT), H5Dclose);
-    if (!dset.valid()) throw ReadFailure("no /checkpoint/manifest");
-    Handle space(rchecked(H5Dget_space(dset), "/checkpoint/manifest"), H5Sclose);
-    hsize_t n = 0;
-    rchecked(H5Sget_simple_extent_dims(space, &n, nullptr), "/checkpoint/manifest");
-    read_rows(file, "/checkpoint/manifest", H5T_NATIVE_UCHAR, 0, n, bytes, {n});
-    const std::string text(bytes.begin(), bytes.end());
-    if (detail::read_string_attribute(file, "manifest_checksum") !=
-        fmt::format("{:016x}", checksum64(text)))
-      throw ReadFailure("the manifest does not match its checksum (damaged)");
-    manifest = parse_manifest(text);
-    if (manifest.version != kCheckpointFormatVersion)
-      throw ReadFailure(fmt::format("checkpoint format version {}, this Stratus reads version {}",
-                                    manifest.version, kCheckpointFormatVersion));
+    if (paths.empty()) throw ReadFailure("no file given");
+    if (one_part && paths.size() != 1) throw ReadFailure("one part expected");
+    for (const auto& p : paths) {
+      where = p;
+      files.push_back(std::make_shared<detail::CheckpointFile>());
+      files.back()->path = p;
+      open_checkpoint_file(*files.back());
+    }
+    std::stable_sort(files.begin(), files.end(), [](const auto& x, const auto& y) {
+      return x->manifest.part.index < y->manifest.part.index;
+    });
+    const Manifest& first = files.front()->manifest;
+    where = files.front()->path;
+    if (!one_part) {
+      const auto count = static_cast<std::size_t>(first.part.count);
+      if (count != files.size())
+        throw ReadFailure(
+            count == 1
+                ? fmt::format("a whole checkpoint, given with {} other file(s)", files.size() - 1)
+                : fmt::format("part {} of {}, but {} part file(s) given", first.part.index, count,
+                              files.size()));
+      for (std::size_t k = 0; k < files.size(); ++k) {
+        where = files[k]->path;
+        const Manifest& m = files[k]->manifest;
+        if (static_cast<std::size_t>(m.part.index) != k || m.part.count != first.part.count)
+          throw ReadFailure(
+              fmt::format("part {} of {} where part {} of {} was expected (part {} "
+                          "is missing or given twice)",
+                          m.part.index, m.part.count, k, count, k));
+        const std::string why = part_mismatch(first, m);
+        if (!why.empty()) throw ReadFailure(why);
+      }
+      where = files.size() == 1 ? files.front()->path
+                                : fmt::format("{} and its other parts", files.front()->path);
+      std::vector<const Manifest*> all;
+      for (const auto& f : files) all.push_back(&f->manifest);
+      check_coverage(all);
+    }
+    where = files.front()->path;
     try {
-      deck_ = read_deck_text(path_);
+      deck_ = read_deck_text(files.front()->path);
     } catch (const InputError& e) {
       throw ReadFailure(std::string("the deck cannot be read: ") + e.what());
     }
     while (!deck_.empty() && deck_.back() == '\0') deck_.pop_back();
-    if (checksum64(deck_) != manifest.deck_hash)
+    if (checksum64(deck_) != first.deck_hash)
       throw ReadFailure("the stored deck does not match its hash in the manifest (damaged)");
-    for (const auto& [key, value] : manifest.info) {
+    for (const auto& [key, value] : first.info) {
       if (key == "solver") info_.solver = value;
       if (key == "units") info_.units = value;
       if (key == "decomposition") info_.decomposition = value;
       if (key == "backend") info_.backend = value;
     }
   } catch (const ReadFailure& e) {
-    failure = e.what();
+    failure = fmt::format("{}: {}", where, e.what());
   }
   failure = agree_on_message(comm_, failure);
-  if (!failure.empty()) {
-    if (file_ >= 0) H5Fclose(file_of(file_));
-    file_ = -1;
-    throw InputError(fmt::format("{}: {}", path_, failure));
+  if (!failure.empty()) throw InputError(failure);
+  for (auto& f : files) {
+    bytes_ += f->bytes;
+    files_.push_back(std::move(f));
   }
-  manifest_ = std::make_shared<const Manifest>(std::move(manifest));
+  path_ = files_.size() == 1
+              ? files_.front()->path
+              : fmt::format("{} (+{} parts)", files_.front()->path, files_.size() - 1);
   info_.step = integer("step");
   info_.time = real("time");
   info_.dt = real("dt");
 }
 
-CheckpointReader::~CheckpointReader() {
-  if (file_ >= 0) H5Fclose(file_of(file_));
+CheckpointReader::~CheckpointReader() = default;
+
+std::vector<std::string> CheckpointReader::paths() const {
+  std::vector<std::string> out;
+  for (const auto& f : files_) out.push_back(f->path);
+  return out;
 }
 
 void CheckpointReader::verify() {
@@ -326,31 +447,43 @@ void CheckpointReader::verify() {
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &ranks);
   std::string failure;
+  std::string where = path_;
   try {
     QuietHdf5Errors quiet;
-    const hid_t file = file_of(file_);
-    for (const auto& e : manifest_->datasets) {
-      Handle dset(H5Dopen2(file, e.name.c_str(), H5P_DEFAULT), H5Dclose);
-      if (!dset.valid()) throw ReadFailure("dataset " + e.name + " is missing");
-      Handle space(rchecked(H5Dget_space(dset), e.name), H5Sclose);
-      std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
-      rchecked(H5Sget_simple_extent_dims(space, dims.data(), nullptr), e.name);
-      if (dims != e.dims)
-        throw ReadFailure(fmt::format("dataset {} has shape [{}], the manifest says [{}]", e.name,
-                                      fmt::join(dims, ", "), fmt::join(e.dims, ", ")));
+    for (const auto& f : files_) {
+      where = f->path;
+      for (const auto& e : f->manifest.datasets) {
+        Handle dset(H5Dopen2(f->id, e.name.c_str(), H5P_DEFAULT), H5Dclose);
+        if (!dset.valid()) throw ReadFailure("dataset " + e.name + " is missing");
+        Handle space(rchecked(H5Dget_space(dset), e.name), H5Sclose);
+        std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+        rchecked(H5Sget_simple_extent_dims(space, dims.data(), nullptr), e.name);
+        if (dims != e.dims)
+          throw ReadFailure(fmt::format("dataset {} has shape [{}], the manifest says [{}]", e.name,
+                                        fmt::join(dims, ", "), fmt::join(e.dims, ", ")));
+      }
     }
-    // Every block checked by one rank, dealt out in turn.
-    const auto& blocks = manifest_->blocks;
+    // Every block of every file checked by one rank, dealt out in turn.
+    std::vector<std::pair<const detail::CheckpointFile*, const Manifest::Block*>> blocks;
+    for (const auto& f : files_)
+      for (const auto& b : f->manifest.blocks) blocks.emplace_back(f.get(), &b);
     RawBuffer buffer;
-    const ReadAhead ahead(path_);
+    std::unique_ptr<ReadAhead> ahead;
+    const detail::CheckpointFile* ahead_of = nullptr;
     for (std::size_t k = static_cast<std::size_t>(rank); k < blocks.size();
          k += static_cast<std::size_t>(ranks)) {
-      const auto& b = blocks[k];
-      const auto& e = entry_of(*manifest_, b.dataset, path_);
+      const auto& [f, bp] = blocks[k];
+      const auto& b = *bp;
+      where = f->path;
+      if (ahead_of != f) {
+        ahead = std::make_unique<ReadAhead>(f->path);
+        ahead_of = f;
+      }
+      const auto& e = entry_of(f->manifest, b.dataset, f->path);
       if (e.type != "float64" && e.type != "int64")
         throw ReadFailure("the manifest names an unknown type " + e.type);
       const hid_t type = e.type == "float64" ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-      Handle dset(H5Dopen2(file, b.dataset.c_str(), H5P_DEFAULT), H5Dclose);
+      Handle dset(H5Dopen2(f->id, b.dataset.c_str(), H5P_DEFAULT), H5Dclose);
       if (!dset.valid()) throw ReadFailure("dataset " + b.dataset + " is missing");
       if (b.start.size() != e.dims.size() || b.count.size() != e.dims.size() || b.count.empty())
         throw ReadFailure("the manifest's block of " + b.dataset + " does not match its shape");
@@ -370,7 +503,7 @@ void CheckpointReader::verify() {
       const auto announce = [&](hsize_t r) {
         if (r >= b.count[0]) return;
         const auto [start, count] = slab(r);
-        ahead.will_need(dset, e.dims, start, count, 8);
+        ahead->will_need(dset, e.dims, start, count, 8);
       };
       constexpr hsize_t kReadAhead = 4;
       for (hsize_t s = 0; s < kReadAhead; ++s) announce(s * per_slab);
@@ -387,44 +520,46 @@ void CheckpointReader::verify() {
                         b.dataset, fmt::join(b.start, ", ")));
     }
   } catch (const ReadFailure& e) {
-    failure = e.what();
+    failure = fmt::format("{}: {}", where, e.what());
   } catch (const InputError& e) {
     failure = e.what();
   }
   failure = agree_on_message(comm_, failure);
-  if (!failure.empty()) throw InputError(fmt::format("{}: {}", path_, failure));
+  if (!failure.empty()) throw InputError(failure);
 }
 
 bool CheckpointReader::has(const std::string& name) const {
-  for (const auto& e : (*manifest_).datasets)
+  for (const auto& e : files_.front()->manifest.datasets)
     if (e.name == "/state/" + name) return true;
   return false;
 }
 
 std::vector<double> CheckpointReader::reals(const std::string& name) const {
   QuietHdf5Errors quiet;
-  const auto& e = entry_of((*manifest_), "/state/" + name, path_);
+  const auto& f = *files_.front();
+  const auto& e = entry_of(f.manifest, "/state/" + name, f.path);
   if (e.type != "float64")
-    throw InputError(fmt::format("{}: /state/{} is {}, expected float64", path_, name, e.type));
+    throw InputError(fmt::format("{}: /state/{} is {}, expected float64", f.path, name, e.type));
   std::vector<double> v;
   try {
-    read_rows(file_of(file_), e.name, H5T_NATIVE_DOUBLE, 0, e.dims[0], v, e.dims);
-  } catch (const ReadFailure& f) {
-    throw InputError(fmt::format("{}: {}", path_, f.what()));
+    read_rows(f.id, e.name, H5T_NATIVE_DOUBLE, 0, e.dims[0], v, e.dims);
+  } catch (const ReadFailure& failure) {
+    throw InputError(fmt::format("{}: {}", f.path, failure.what()));
   }
   return v;
 }
 
 std::vector<std::int64_t> CheckpointReader::ints(const std::string& name) const {
   QuietHdf5Errors quiet;
-  const auto& e = entry_of((*manifest_), "/state/" + name, path_);
+  const auto& f = *files_.front();
+  const auto& e = entry_of(f.manifest, "/state/" + name, f.path);
   if (e.type != "int64")
-    throw InputError(fmt::format("{}: /state/{} is {}, expected int64", path_, name, e.type));
+    throw InputError(fmt::format("{}: /state/{} is {}, expected int64", f.path, name, e.type));
   std::vector<std::int64_t> v;
   try {
-    read_rows(file_of(file_), e.name, H5T_NATIVE_INT64, 0, e.dims[0], v, e.dims);
-  } catch (const ReadFailure& f) {
-    throw InputError(fmt::format("{}: {}", path_, f.what()));
+    read_rows(f.id, e.name, H5T_NATIVE_INT64, 0, e.dims[0], v, e.dims);
+  } catch (const ReadFailure& failure) {
+    throw InputError(fmt::format("{}: {}", f.path, failure.what()));
   }
   return v;
 }
@@ -442,9 +577,56 @@ std::int64_t CheckpointReader::integer(const std::string& name) const {
 }
 
 std::int64_t CheckpointReader::particle_count() const {
-  for (const auto& e : (*manifest_).datasets)
+  for (const auto& e : files_.front()->manifest.datasets)
     if (e.name.starts_with("/particles/")) return static_cast<std::int64_t>(e.dims[0]);
   return 0;
+}
+
+void CheckpointReader::read_box(const std::string& name, bool real,
+                                const std::vector<std::uint64_t>& start,
+                                const std::vector<std::uint64_t>& count, void* out) const {
+  const std::vector<hsize_t> lo(start.begin(), start.end()), n(count.begin(), count.end());
+  if (volume(n) == 0) return;
+  const hid_t type = real ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
+  hsize_t read = 0;
+  for (const auto& f : files_) {
+    // A whole file holds every value: one read. A part holds its blocks: their overlaps.
+    std::vector<std::pair<std::vector<hsize_t>, std::vector<hsize_t>>> pieces;
+    if (f->manifest.part.whole()) {
+      pieces.emplace_back(lo, n);
+    } else {
+      for (const auto& b : f->manifest.blocks) {
+        if (b.dataset != name || b.start.size() != lo.size()) continue;
+        std::vector<hsize_t> a(lo.size()), c(lo.size());
+        bool empty = false;
+        for (std::size_t d = 0; d < lo.size(); ++d) {
+          a[d] = std::max(lo[d], b.start[d]);
+          const hsize_t e = std::min(lo[d] + n[d], b.start[d] + b.count[d]);
+          empty = empty || e <= a[d];
+          c[d] = empty ? 0 : e - a[d];
+        }
+        if (!empty) pieces.emplace_back(std::move(a), std::move(c));
+      }
+    }
+    if (pieces.empty()) continue;
+    Handle dset(H5Dopen2(f->id, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dset.valid()) throw InputError(fmt::format("{}: dataset {} is missing", f->path, name));
+    Handle space(H5Dget_space(dset), H5Sclose);
+    Handle mem(H5Screate_simple(static_cast<int>(n.size()), n.data(), nullptr), H5Sclose);
+    for (const auto& [a, c] : pieces) {
+      std::vector<hsize_t> at(a.size());
+      for (std::size_t d = 0; d < a.size(); ++d) at[d] = a[d] - lo[d];
+      if (H5Sselect_hyperslab(space, H5S_SELECT_SET, a.data(), nullptr, c.data(), nullptr) < 0 ||
+          H5Sselect_hyperslab(mem, H5S_SELECT_SET, at.data(), nullptr, c.data(), nullptr) < 0 ||
+          H5Dread(dset, type, mem, space, H5P_DEFAULT, out) < 0)
+        throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", f->path, name,
+                                     detail::hdf5_error_detail()));
+      read += volume(c);
+    }
+  }
+  if (read != volume(n))
+    throw InputError(fmt::format("{}: the parts hold {} of the {} values of {} starting at [{}]",
+                                 path_, read, volume(n), name, fmt::join(lo, ", ")));
 }
 
 ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>& reals,
@@ -453,28 +635,38 @@ ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>&
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &ranks);
-  const Manifest& m = (*manifest_);
+  const Manifest& m = files_.front()->manifest;
   ParticleColumns out;
   out.n_global = particle_count();
   const RowBlock b = row_block(out.n_global, rank, ranks);
   for (std::int64_t i = 0; i < b.count; ++i) out.ids.push_back(b.first + i);
-  try {
-    for (const auto& name : reals) {
-      const auto& e = entry_of(m, "/particles/" + name, path_);
-      ParticleColumns::Reals c{name, static_cast<int>(e.dims.size() > 1 ? e.dims[1] : 1), {}};
-      read_rows(file_of(file_), e.name, H5T_NATIVE_DOUBLE, static_cast<hsize_t>(b.first),
-                static_cast<hsize_t>(b.count), c.values, e.dims);
-      out.reals.push_back(std::move(c));
+  const auto rows = [&](const DatasetEntry& e, auto& values) {
+    const std::uint64_t ncomp = e.dims.size() > 1 ? e.dims[1] : 1;
+    values.resize(static_cast<std::size_t>(b.count) * ncomp);
+    std::vector<std::uint64_t> start{static_cast<std::uint64_t>(b.first)},
+        count{static_cast<std::uint64_t>(b.count)};
+    if (e.dims.size() > 1) {
+      start.push_back(0);
+      count.push_back(ncomp);
     }
-    for (const auto& name : ints) {
-      const auto& e = entry_of(m, "/particles/" + name, path_);
-      ParticleColumns::Ints c{name, static_cast<int>(e.dims.size() > 1 ? e.dims[1] : 1), {}};
-      read_rows(file_of(file_), e.name, H5T_NATIVE_INT64, static_cast<hsize_t>(b.first),
-                static_cast<hsize_t>(b.count), c.values, e.dims);
-      out.ints.push_back(std::move(c));
-    }
-  } catch (const ReadFailure& f) {
-    throw InputError(fmt::format("{}: {}", path_, f.what()));
+    read_box(e.name, e.type == "float64", start, count, values.data());
+    return static_cast<int>(ncomp);
+  };
+  for (const auto& name : reals) {
+    const auto& e = entry_of(m, "/particles/" + name, path_);
+    if (e.type != "float64")
+      throw InputError(fmt::format("{}: {} is {}, expected float64", path_, e.name, e.type));
+    ParticleColumns::Reals c{name, 1, {}};
+    c.ncomp = rows(e, c.values);
+    out.reals.push_back(std::move(c));
+  }
+  for (const auto& name : ints) {
+    const auto& e = entry_of(m, "/particles/" + name, path_);
+    if (e.type != "int64")
+      throw InputError(fmt::format("{}: {} is {}, expected int64", path_, e.name, e.type));
+    ParticleColumns::Ints c{name, 1, {}};
+    c.ncomp = rows(e, c.values);
+    out.ints.push_back(std::move(c));
   }
   return out;
 }
@@ -483,16 +675,15 @@ void CheckpointReader::read_field(const std::string& name, const GridArray& fiel
                                   const GridBlock& block,
                                   std::array<std::int64_t, 3> global_cells) const {
   QuietHdf5Errors quiet;
-  const auto& e = entry_of((*manifest_), "/fields/" + name, path_);
+  const auto& e = entry_of(files_.front()->manifest, "/fields/" + name, path_);
   const std::vector<hsize_t> expect{static_cast<hsize_t>(global_cells[0]),
                                     static_cast<hsize_t>(global_cells[1]),
                                     static_cast<hsize_t>(global_cells[2])};
   if (e.dims != expect)
     throw InputError(fmt::format("{}: /fields/{} is [{}], this run's grid is [{}]", path_, name,
                                  fmt::join(e.dims, ", "), fmt::join(expect, ", ")));
-  Handle dset(H5Dopen2(file_of(file_), e.name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!dset.valid()) throw InputError(fmt::format("{}: dataset {} is missing", path_, e.name));
-  Handle space(H5Dget_space(dset), H5Sclose);
+  if (e.type != "float64")
+    throw InputError(fmt::format("{}: {} is {}, expected float64", path_, e.name, e.type));
   // Slabs of whole planes through one bounded buffer (as the writer does).
   const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
                                         static_cast<std::size_t>(block.extent[1]),
@@ -506,15 +697,11 @@ void CheckpointReader::read_field(const std::string& name, const GridArray& fiel
   const auto g = static_cast<std::size_t>(ghost);
   for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
     const std::size_t rows = std::min(depth, n[0] - i0);
-    const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
-                              static_cast<hsize_t>(block.begin[1]),
-                              static_cast<hsize_t>(block.begin[2])};
-    const hsize_t count[3] = {rows, n[1], n[2]};
-    Handle mem(H5Screate_simple(3, count, nullptr), H5Sclose);
-    if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
-        H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, host.get()) < 0)
-      throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", path_, e.name,
-                                   detail::hdf5_error_detail()));
+    read_box(
+        e.name, true,
+        {static_cast<std::uint64_t>(block.begin[0]) + i0,
+         static_cast<std::uint64_t>(block.begin[1]), static_cast<std::uint64_t>(block.begin[2])},
+        {rows, n[1], n[2]}, host.get());
     field.put({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
   }
 }
@@ -526,32 +713,74 @@ std::string CheckpointStore::path_for(std::int64_t step) const {
   return (fs::path(dir_) / fmt::format("{}.step{:012}.h5", name_, step)).string();
 }
 
+std::string CheckpointStore::path_for(std::int64_t step, int part, int parts) const {
+  if (parts == 1) return path_for(step);
+  return (fs::path(dir_) / fmt::format("{}.step{:012}.part{}of{}.h5", name_, step, part, parts))
+      .string();
+}
+
 namespace {
 
-/// The step of NAME.stepSSSSSSSSSSSS.h5 (or -1 if `file` is not such a name).
-std::int64_t step_of(const std::string& file, const std::string& name, const std::string& tail) {
-  const std::string head = name + ".step";
-  if (!file.starts_with(head) || !file.ends_with(tail)) return -1;
-  const std::string digits = file.substr(head.size(), file.size() - head.size() - tail.size());
-  if (digits.size() != 12) return -1;
-  std::int64_t step = 0;
-  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
+/// A decimal number of 1 to 12 digits without a sign (or -1).
+std::int64_t digits_value(std::string_view digits) {
+  if (digits.empty() || digits.size() > 12) return -1;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (ec != std::errc() || ptr != digits.data() + digits.size()) return -1;
-  return step;
+  return v;
+}
+
+/// NAME.stepSSSSSSSSSSSS<tail> or NAME.stepSSSSSSSSSSSS.partKofH<tail> (H >= 2, K < H).
+std::optional<CheckpointStore::Entry> entry_of_name(const std::string& file,
+                                                    const std::string& name,
+                                                    const std::string& tail) {
+  const std::string head = name + ".step";
+  if (!file.starts_with(head) || !file.ends_with(tail) ||
+      file.size() < head.size() + 12 + tail.size())
+    return std::nullopt;
+  CheckpointStore::Entry e;
+  e.step = digits_value(std::string_view(file.data() + head.size(), 12));
+  if (e.step < 0) return std::nullopt;
+  std::string_view rest(file.data() + head.size() + 12,
+                        file.size() - head.size() - 12 - tail.size());
+  if (rest.empty()) return e;
+  if (!rest.starts_with(".part")) return std::nullopt;
+  const std::string spelled(rest);
+  rest.remove_prefix(5);
+  const auto of = rest.find("of");
+  if (of == std::string_view::npos) return std::nullopt;
+  const std::int64_t k = digits_value(rest.substr(0, of)), h = digits_value(rest.substr(of + 2));
+  if (k < 0 || h < 2 || k >= h || h > 1000000) return std::nullopt;
+  // The canonical spelling only (no leading zeros): one name per part.
+  if (fmt::format(".part{}of{}", k, h) != spelled) return std::nullopt;
+  e.part = static_cast<int>(k);
+  e.parts = static_cast<int>(h);
+  return e;
 }
 
 }  // namespace
+
+std::optional<CheckpointStore::Entry> CheckpointStore::parse(const std::string& path) const {
+  auto e = entry_of_name(fs::path(path).filename().string(), name_, ".h5");
+  if (e) e->path = path;
+  return e;
+}
 
 std::vector<CheckpointStore::Entry> CheckpointStore::list() const {
   std::vector<Entry> out;
   std::error_code ec;
   if (!fs::is_directory(dir_, ec)) return out;
   for (const auto& f : fs::directory_iterator(dir_, ec)) {
-    const std::string file = f.path().filename().string();
-    const std::int64_t step = step_of(file, name_, ".h5");
-    if (step >= 0) out.push_back({step, f.path().string()});
+    auto e = entry_of_name(f.path().filename().string(), name_, ".h5");
+    if (!e) continue;
+    e->path = f.path().string();
+    out.push_back(std::move(*e));
   }
-  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.step > b.step; });
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+    return a.step != b.step     ? a.step > b.step
+           : a.parts != b.parts ? a.parts < b.parts
+                                : a.part < b.part;
+  });
   return out;
 }
 
@@ -560,7 +789,7 @@ std::vector<std::string> CheckpointStore::partials() const {
   std::error_code ec;
   if (!fs::is_directory(dir_, ec)) return out;
   for (const auto& f : fs::directory_iterator(dir_, ec))
-    if (step_of(f.path().filename().string(), name_, ".h5.partial") >= 0)
+    if (entry_of_name(f.path().filename().string(), name_, ".h5.partial"))
       out.push_back(f.path().string());
   std::sort(out.begin(), out.end());
   return out;

@@ -204,6 +204,141 @@ TEST_F(CheckpointIo, ParticlesFieldsAndStateRoundTripAtAnyRankCount) {
       for (int k = 0; k < 3; ++k) EXPECT_EQ(hb(i + 1, j + 1, k + 1), h(i + 1, j + 1, k + 1));
 }
 
+/// The particles, state and a 5 x 4 x 3 field of one checkpoint as one reader sees them.
+struct Contents {
+  std::vector<std::int64_t> ids, types;
+  std::vector<double> x, field, chain;
+  std::int64_t counter = 0, step = 0;
+};
+
+/// Everything of `paths` that a reader over `c` reads; every rank reads all of the field.
+Contents read_all(MPI_Comm c, const std::vector<std::string>& paths) {
+  CheckpointReader r(c, paths);
+  r.verify();
+  Contents out;
+  const auto p = r.read_particles({"x"}, {"type"});
+  out.ids = p.ids;
+  out.types = p.integer("type").values;
+  out.x = p.real("x").values;
+  out.chain = r.reals("chain");
+  out.counter = r.integer("counter");
+  out.step = r.info().step;
+  const std::array<std::int64_t, 3> cells{5, 4, 3};
+  const stratus::GridBlock all{{0, 0, 0}, cells};
+  stratus::Field3D back("back", 7, 6, 5);
+  r.read_field("u", stratus::grid_array(back), 1, all, cells);
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k) out.field.push_back(hb(i + 1, j + 1, k + 1));
+  return out;
+}
+
+/// Writes a checkpoint of 1003 scattered particles and a field split along x: whole when
+/// `group_comm` is null, else as one part per group (`part` of `parts`, this rank's group).
+void write_parts(const std::string& path, MPI_Comm group_comm, stratus::io::CheckpointPart part,
+                 std::int64_t step) {
+  const stratus::io::CheckpointInfo info{"md", step, 0.085, 0.005, "lj", "2x1x1", "Serial"};
+  const std::array<std::int64_t, 3> cells{5, 4, 3};
+  stratus::GridBlock block{{0, 0, 0}, cells};
+  block.begin[0] = stratus::io::row_block(5, rank(), size()).first;
+  block.extent[0] = stratus::io::row_block(5, rank(), size()).count;
+  stratus::Field3D u("u", block.extent[0] + 2, 6, 5);
+  auto h = Kokkos::create_mirror_view(u);
+  for (std::int64_t i = 0; i < block.extent[0]; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k)
+        h(i + 1, j + 1, k + 1) = 100.0 * (block.begin[0] + i) + 10 * j + k;
+  Kokkos::deep_copy(u, h);
+  const std::string deck = "[run]\nsolver = \"md\"\n";
+  auto w = group_comm == MPI_COMM_NULL
+               ? std::make_unique<CheckpointWriter>(comm(), path, deck, info)
+               : std::make_unique<CheckpointWriter>(comm(), group_comm, part, path, deck, info);
+  fill(*w, 1003).write_field("u", stratus::grid_array(u), 1, block, cells);
+  w->commit();
+}
+
+TEST_F(CheckpointIo, PartsPerHostReadBackAsTheWholeCheckpointAtAnyRankCount) {
+  if (size() < 2) GTEST_SKIP() << "parts need two groups of ranks (np 2 and 4 run this)";
+  // Two "hosts": ranks [0, size/2) and [size/2, size), as Open MPI places them by slot.
+  const int host = rank() < size() / 2 ? 0 : 1;
+  MPI_Comm host_comm = MPI_COMM_NULL;
+  MPI_Comm_split(comm(), host, rank(), &host_comm);
+  stratus::io::CheckpointStore store(dir_.string(), "run");
+  const std::string whole = store.path_for(40);
+  write_parts(whole, MPI_COMM_NULL, {}, 40);
+  std::vector<std::string> parts{store.path_for(40, 0, 2), store.path_for(40, 1, 2)};
+  write_parts(parts[static_cast<std::size_t>(host)], host_comm, {host, 2, 0x1234abcdULL}, 40);
+  MPI_Comm_free(&host_comm);
+
+  // Each part alone holds only its host's blocks: a whole-checkpoint reader refuses it, a
+  // one-part check verifies it.
+  CheckpointReader(comm(), {parts[1]}, true).verify();
+  try {
+    CheckpointReader r(comm(), std::vector<std::string>{parts[1]});
+    ADD_FAILURE() << "one part of two was read as a checkpoint";
+  } catch (const stratus::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("part 1 of 2, but 1 part file(s) given"),
+              std::string::npos)
+        << e.what();
+  }
+  // In any order, over every rank and over rank 0 alone, the parts read as the whole file.
+  const Contents expect = read_all(comm(), {whole});
+  const Contents got = read_all(comm(), {parts[1], parts[0]});
+  EXPECT_EQ(got.ids, expect.ids);
+  EXPECT_EQ(got.x, expect.x);
+  EXPECT_EQ(got.types, expect.types);
+  EXPECT_EQ(got.field, expect.field);
+  EXPECT_EQ(got.chain, expect.chain);
+  EXPECT_EQ(got.counter, 1234567890123);
+  EXPECT_EQ(got.step, 40);
+  MPI_Comm alone = MPI_COMM_NULL;
+  MPI_Comm_split(comm(), rank() == 0 ? 0 : MPI_UNDEFINED, 0, &alone);
+  if (rank() == 0) {
+    const Contents one = read_all(alone, parts);
+    EXPECT_EQ(one.ids.size(), 1003u);
+    const Contents ref = read_all(alone, {whole});
+    EXPECT_EQ(one.x, ref.x);
+    EXPECT_EQ(one.field, ref.field);
+    MPI_Comm_free(&alone);
+  }
+
+  // The store names and lists the parts.
+  if (rank() == 0) {
+    EXPECT_EQ(fs::path(parts[1]).filename(), "run.step000000000040.part1of2.h5");
+    const auto e = store.parse(parts[1]);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->step, 40);
+    EXPECT_EQ(e->part, 1);
+    EXPECT_EQ(e->parts, 2);
+    EXPECT_FALSE(store.parse(file("run.step000000000040.part01of2.h5")).has_value());
+    EXPECT_FALSE(store.parse(file("run.step000000000040.part2of2.h5")).has_value());
+    EXPECT_FALSE(store.parse(file("run.step000000000040.part0of1.h5")).has_value());
+    const auto list = store.list();
+    ASSERT_EQ(list.size(), 3u);
+    EXPECT_EQ(list[0].parts, 1);
+    EXPECT_EQ(list[1].part, 0);
+    EXPECT_EQ(list[2].part, 1);
+  }
+
+  // A part of another checkpoint (another id), or a part given twice, is refused by name.
+  MPI_Comm_split(comm(), host, rank(), &host_comm);
+  const std::string other = file("other.part1of2.h5");
+  // Written as part `host` of an id-5 checkpoint; only host 1's file is kept.
+  write_parts(host == 1 ? other : file("other.part0of2.h5"), host_comm, {host, 2, 5}, 40);
+  MPI_Comm_free(&host_comm);
+  const auto refused = [&](const std::vector<std::string>& paths, const std::string& why) {
+    try {
+      CheckpointReader r(comm(), paths);
+      ADD_FAILURE() << "a mixed set of parts was accepted";
+    } catch (const stratus::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused({parts[0], other}, "belongs to another checkpoint");
+  refused({parts[0], parts[0]}, "part 1 is missing or given twice");
+}
+
 TEST_F(CheckpointIo, RoutingSendsEveryRowWhereAsked) {
   ParticleColumns c = scattered_particles(97);
   std::vector<int> dest;

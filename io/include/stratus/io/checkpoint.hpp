@@ -19,6 +19,13 @@
 // write bandwidth: it forces chunked, filtered, collective I/O.) Files are written as
 // NAME.partial, flushed, fsync'ed and renamed: a file with the final name is complete; readers
 // still check the marker and every checksum.
+//
+// Parts: a run over several hosts with a node-local level writes each checkpoint as one part
+// per host, NAME.stepS.partKofH.h5, each written by that host's ranks only (its own file on
+// its own disk). A part has the layout above with the global shapes, but holds only the blocks
+// of its host's ranks; its manifest says "part K H ID" (ID is the same random 64-bit value in
+// every part of one checkpoint). A reader given all H parts assembles every dataset from their
+// blocks, for any number of ranks: the format still does not depend on the decomposition.
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
@@ -29,6 +36,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +93,14 @@ struct CheckpointInfo {
   std::string backend;        ///< Kokkos execution space that wrote it
 };
 
+/// Which part of a checkpoint a file is: part `index` of `count` (count 1: the whole
+/// checkpoint in one file), `id` shared by the parts of one checkpoint.
+struct CheckpointPart {
+  int index = 0, count = 1;
+  std::uint64_t id = 0;
+  [[nodiscard]] bool whole() const noexcept { return count == 1; }
+};
+
 /// Writes one checkpoint. Collective over `comm` for every call.
 class CheckpointWriter {
  public:
@@ -92,6 +108,11 @@ class CheckpointWriter {
   /// naming the file when it cannot be created.
   CheckpointWriter(MPI_Comm comm, std::string path, const std::string& resolved_deck,
                    const CheckpointInfo& info);
+  /// One part of a checkpoint: `file_comm` (a subset of `comm`, e.g. one host's ranks) writes
+  /// `path`, which holds the blocks of its ranks; particles are still placed by id over all of
+  /// `comm`. Every rank of `comm` calls every method; failures are agreed over `comm`.
+  CheckpointWriter(MPI_Comm comm, MPI_Comm file_comm, CheckpointPart part, std::string path,
+                   const std::string& resolved_deck, const CheckpointInfo& info);
   /// Without commit(): closes and deletes the partial file (nothing is left half-written).
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter&) = delete;
@@ -114,15 +135,17 @@ class CheckpointWriter {
                    const GridBlock& block, std::array<std::int64_t, 3> global_cells);
 
   /// Writes the manifest and the completion marker, closes, fsyncs, renames NAME.partial to
-  /// NAME and fsyncs the directory. Returns the file's size in bytes. On failure the partial
-  /// file is removed and RuntimeError names the file and the reason (on every rank).
+  /// NAME and fsyncs the directory. Returns the bytes written (of all parts). On failure the
+  /// partial file is removed and RuntimeError names the file and the reason (on every rank).
   std::uint64_t commit();
 
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
   void discard() noexcept;
-  MPI_Comm comm_;
+  [[nodiscard]] int file_rank() const;
+  MPI_Comm comm_, file_comm_;
+  CheckpointPart part_;
   std::string path_, partial_;
   std::int64_t file_ = -1;             // hid_t
   std::vector<std::string> manifest_;  // rank 0's lines (datasets, info)
@@ -132,7 +155,7 @@ class CheckpointWriter {
 };
 
 namespace detail {
-struct CheckpointManifest;
+struct CheckpointFile;
 }
 
 /// Reads one checkpoint. Collective over `comm` for every call.
@@ -141,6 +164,11 @@ class CheckpointReader {
   /// Opens `path` and checks that it is a complete Stratus checkpoint of a known version.
   /// Throws InputError "<path>: <why>" otherwise (on every rank).
   CheckpointReader(MPI_Comm comm, std::string path);
+  /// Opens the parts of one checkpoint (any order; one path: a whole checkpoint). They must be
+  /// all the parts of the same checkpoint (same id, count and layout), and together cover
+  /// every value. With `one_part`, `paths` is a single part checked on its own (its blocks
+  /// only): how the ranks of one host verify the part they wrote.
+  CheckpointReader(MPI_Comm comm, std::vector<std::string> paths, bool one_part = false);
   ~CheckpointReader();
   CheckpointReader(const CheckpointReader&) = delete;
   CheckpointReader& operator=(const CheckpointReader&) = delete;
@@ -151,7 +179,10 @@ class CheckpointReader {
 
   [[nodiscard]] const CheckpointInfo& info() const noexcept { return info_; }
   [[nodiscard]] const std::string& deck_text() const noexcept { return deck_; }
+  /// The checkpoint's file; for parts, the first part's name with " (+N parts)".
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  /// Every file of the checkpoint, in part order.
+  [[nodiscard]] std::vector<std::string> paths() const;
   [[nodiscard]] std::uint64_t bytes() const noexcept { return bytes_; }
 
   [[nodiscard]] bool has(const std::string& name) const;  ///< /state/NAME exists
@@ -170,13 +201,17 @@ class CheckpointReader {
                   const GridBlock& block, std::array<std::int64_t, 3> global_cells) const;
 
  private:
+  /// Reads the box (start, count) of dataset `name` into `out` (C order), assembled from the
+  /// blocks of every part that overlaps it. Throws InputError naming the file.
+  void read_box(const std::string& name, bool real, const std::vector<std::uint64_t>& start,
+                const std::vector<std::uint64_t>& count, void* out) const;
+
   MPI_Comm comm_;
   std::string path_;
-  std::int64_t file_ = -1;  // hid_t
+  std::vector<std::shared_ptr<const detail::CheckpointFile>> files_;  // part order
   CheckpointInfo info_;
   std::string deck_;
   std::uint64_t bytes_ = 0;
-  std::shared_ptr<const detail::CheckpointManifest> manifest_;
 };
 
 /// The checkpoint checksum, fed in pieces: the result depends only on the concatenated bytes.
@@ -209,13 +244,19 @@ class CheckpointStore {
   struct Entry {
     std::int64_t step = 0;
     std::string path;
+    int part = 0, parts = 1;  ///< part `part` of `parts` (1: a whole checkpoint)
   };
-  /// Checkpoints present, newest (highest step) first. Serial (call on one rank and broadcast,
-  /// or on every rank of a shared file system).
+  /// Checkpoint files present (whole ones and parts), newest (highest step) first. Serial
+  /// (call on one rank and broadcast, or on every rank of a shared file system).
   [[nodiscard]] std::vector<Entry> list() const;
   /// Leftover NAME.*.h5.partial files of this run (a write that never finished).
   [[nodiscard]] std::vector<std::string> partials() const;
   [[nodiscard]] std::string path_for(std::int64_t step) const;
+  /// Part `part` of `parts` of step `step` (path_for(step) when parts is 1).
+  [[nodiscard]] std::string path_for(std::int64_t step, int part, int parts) const;
+  /// The entry a file name describes (any directory), or nothing when it is not one of this
+  /// run's checkpoint names.
+  [[nodiscard]] std::optional<Entry> parse(const std::string& path) const;
   [[nodiscard]] const std::string& dir() const noexcept { return dir_; }
 
  private:
