@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,9 +43,11 @@ struct Fd {
 
 /// Reads `fd` to its end, hashing every byte; with `out` >= 0, writes each chunk there too.
 std::uint64_t stream(int fd, const std::string& path, int out, const std::string& out_path,
-                     std::uint64_t* bytes) {
-  std::vector<unsigned char> buf(kChunk);
+                     std::uint64_t* bytes, double rate = 0) {
+  std::vector<unsigned char> buf(rate > 0 ? std::min<std::size_t>(kChunk, 256 << 10) : kChunk);
   std::uint64_t h = kFnvBasis;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t sent = 0;
   for (;;) {
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0) {
@@ -62,13 +65,18 @@ std::uint64_t stream(int fd, const std::string& path, int out, const std::string
       }
       done += w;
     }
+    sent += static_cast<std::uint64_t>(n);
+    if (rate > 0)  // at most `rate` bytes per second since the start
+      std::this_thread::sleep_until(
+          t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(static_cast<double>(sent) / rate)));
   }
   return h;
 }
 
 }  // namespace
 
-std::uint64_t copy_verified(const std::string& from, const std::string& to) {
+std::uint64_t copy_verified(const std::string& from, const std::string& to, double rate) {
   const std::string partial = to + ".partial";
   std::uint64_t bytes = 0;
   try {
@@ -78,7 +86,7 @@ std::uint64_t copy_verified(const std::string& from, const std::string& to) {
     {
       Fd out{::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
       if (out.fd < 0) fail(partial, "creating the durable copy");
-      source = stream(in.fd, from, out.fd, partial, &bytes);
+      source = stream(in.fd, from, out.fd, partial, &bytes, rate);
       if (::fsync(out.fd) != 0) fail(partial, "flushing the durable copy to disk");
     }
     // What the durable storage now holds, read back, must be the verified local file.
@@ -113,17 +121,17 @@ std::uint64_t copy_verified(const std::string& from, const std::string& to) {
 CheckpointFlusher::~CheckpointFlusher() { (void)wait(); }
 
 std::optional<CheckpointFlusher::Done> CheckpointFlusher::start(std::int64_t step, std::string from,
-                                                                std::string to) {
+                                                                std::string to, double rate) {
   auto previous = wait();
   const std::lock_guard<std::mutex> lock(mutex_);
   running_ = true;
-  thread_ = std::thread([this, step, from = std::move(from), to = std::move(to)] {
+  thread_ = std::thread([this, step, rate, from = std::move(from), to = std::move(to)] {
     Done d;
     d.step = step;
     d.to = to;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      d.bytes = copy_verified(from, to);
+      d.bytes = copy_verified(from, to, rate);
     } catch (const std::exception& e) {
       d.error = e.what();
     }

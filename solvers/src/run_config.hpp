@@ -20,7 +20,9 @@ struct CheckpointPolicy {
   std::int64_t every = 0;
   enum class Interval { off, fixed, automatic } interval = Interval::automatic;
   double interval_seconds = 0;
-  double mtbi = 0;
+  double mtbi = 0;        ///< seconds; with a node-local level, between losses of a host
+  double mtbi_local = 0;  ///< seconds between interruptions a host's disk survives
+  double flush_rate = 0;  ///< bytes/s of each host's copy to the durable level (0: no limit)
   int keep = 2;
   bool at_end = true;
   std::vector<int> signals;
@@ -29,6 +31,9 @@ struct CheckpointPolicy {
   /// Seconds between checkpoints by wall time (infinity: off). `last_cost` is the seconds the
   /// last checkpoint took (<= 0: none yet, estimated from `state_bytes` at 200 MB/s).
   [[nodiscard]] double seconds_between(double last_cost, std::uint64_t state_bytes) const;
+  /// The same with the mean time between interruptions `m` (seconds).
+  [[nodiscard]] double seconds_between(double last_cost, std::uint64_t state_bytes,
+                                       double m) const;
 };
 
 struct RunConfig {

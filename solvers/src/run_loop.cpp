@@ -1,7 +1,9 @@
 // The time loop every solver shares: resume, steps, checkpoints, signals and wall-time limits.
 // docs/checkpointing.md describes the guarantees; this file is where they are kept.
+#include "checkpoint_levels.hpp"
 #include "run_config.hpp"
 #include "run_report.hpp"
+#include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
@@ -22,6 +24,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <random>
 
 namespace stratus {
 
@@ -41,8 +44,8 @@ void declare_checkpoint_section(Schema& schema) {
                "checkpoint is written and verified there, then copied to `dir` in the "
                "background while the run goes on, and counts as durable once the copy is read "
                "back equal. A stop (signal, wall time) and the end of the run wait for the copy. "
-               "`keep` applies to each level. \"\": one level (`dir`). Runs on one host only "
-               "for now.")
+               "`keep` applies to each level. On several hosts each host writes and copies its "
+               "own part (NAME.stepS.partKofH.h5). \"\": one level (`dir`).")
       .set_default(std::string());
   c.add_int("every", "Write a checkpoint every this many steps (0: not by step count).")
       .at_least(0)
@@ -54,8 +57,19 @@ void declare_checkpoint_section(Schema& schema) {
       .set_default(std::string("auto"));
   c.add_string("mtbi",
                "Mean time between interruptions M used by interval = \"auto\" (a duration; for "
-               "spot capacity with an interruption rate of p per hour, M = 1/p hours).")
+               "spot capacity with an interruption rate of p per hour, M = 1/p hours). With "
+               "`local`, the interruptions that lose a host and its disk: M of the durable level.")
       .set_default(std::string("6h"));
+  c.add_string("mtbi_local",
+               "With `local` and interval = \"auto\": mean time between the interruptions that a "
+               "host's disk survives (a crashed or killed job, a requeue onto the same "
+               "instances), the M of the node-local level. \"\": the same as `mtbi`.")
+      .set_default(std::string());
+  c.add_real("flush_rate",
+             "With `local`: the most MB/s each host's background copy to `dir` may use (0: no "
+             "limit), to leave a shared file system's bandwidth to the run's own I/O.")
+      .at_least(0.0)
+      .set_default(0.0);
   c.add_int("keep",
             "Number of newest checkpoints kept; older ones are deleted once a newer one "
             "has been written and verified.")
@@ -112,6 +126,12 @@ CheckpointPolicy read_policy(const io::Deck& deck, const RunOptions& options) {
   }
   p.mtbi = duration_or_error(deck, "checkpoint.mtbi");
   if (p.mtbi <= 0) throw deck.error_at("checkpoint.mtbi", "must be a duration > 0");
+  p.mtbi_local = p.mtbi;
+  if (!deck.string("checkpoint.mtbi_local").empty()) {
+    p.mtbi_local = duration_or_error(deck, "checkpoint.mtbi_local");
+    if (p.mtbi_local <= 0) throw deck.error_at("checkpoint.mtbi_local", "must be a duration > 0");
+  }
+  p.flush_rate = deck.real("checkpoint.flush_rate") * 1e6;
   p.keep = static_cast<int>(deck.integer("checkpoint.keep"));
   p.at_end = deck.boolean("checkpoint.at_end");
   p.signals = checkpoint_signals(deck);
@@ -125,6 +145,11 @@ CheckpointPolicy read_policy(const io::Deck& deck, const RunOptions& options) {
 }  // namespace
 
 double CheckpointPolicy::seconds_between(double last_cost, std::uint64_t state_bytes) const {
+  return seconds_between(last_cost, state_bytes, mtbi);
+}
+
+double CheckpointPolicy::seconds_between(double last_cost, std::uint64_t state_bytes,
+                                         double m) const {
   switch (interval) {
     case Interval::off:
       return std::numeric_limits<double>::infinity();
@@ -134,7 +159,7 @@ double CheckpointPolicy::seconds_between(double last_cost, std::uint64_t state_b
       // Young (1974) / Daly (2006): tau = sqrt(2 C M). Before the first checkpoint, C is
       // estimated from the state's size at 200 MB/s.
       const double c = last_cost > 0 ? last_cost : 0.05 + static_cast<double>(state_bytes) / 200e6;
-      return std::sqrt(2.0 * c * mtbi);
+      return std::sqrt(2.0 * c * m);
     }
   }
   return std::numeric_limits<double>::infinity();
@@ -192,41 +217,6 @@ class DeckMismatch : public InputError {
   using InputError::InputError;
 };
 
-/// Broadcasts a list of strings from rank 0.
-std::vector<std::string> bcast_strings(MPI_Comm comm, std::vector<std::string> items) {
-  std::string packed;
-  for (const auto& s : items) packed += s + '\n';
-  int n = static_cast<int>(packed.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, comm);
-  packed.resize(static_cast<std::size_t>(n));
-  MPI_Bcast(packed.data(), n, MPI_CHAR, 0, comm);
-  items.clear();
-  std::size_t start = 0;
-  while (start < packed.size()) {
-    const auto end = packed.find('\n', start);
-    items.push_back(packed.substr(start, end - start));
-    start = end + 1;
-  }
-  return items;
-}
-
-void remove_files(const Context& ctx, const std::vector<std::string>& paths, const char* why) {
-  if (ctx.rank() != 0) return;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    fs::remove(p, ec);
-    ctx.log().warn("checkpoint: removed {} ({})", p, why);
-  }
-}
-
-void rename_aside(const Context& ctx, const std::string& path, const char* suffix,
-                  const std::string& why) {
-  if (ctx.rank() != 0) return;
-  std::error_code ec;
-  fs::rename(path, path + suffix, ec);
-  ctx.log().warn("checkpoint: {} renamed to {}{} ({})", path, path, suffix, why);
-}
-
 // --- The resumer: which checkpoint a run continues from ---------------------------------
 
 /// Refuses a checkpoint of another solver, or one whose deck differs from this one in a key
@@ -268,68 +258,6 @@ void check_deck(const Context& ctx, const io::Deck& deck, const RunOptions& opti
       r.path(), changed.size(), join(changed, "\n")));
 }
 
-/// The checkpoint levels of a run: the durable directory, and the node-local one when set.
-struct Levels {
-  const io::CheckpointStore& durable;
-  const io::CheckpointStore* local = nullptr;
-
-  /// The node-local level first: at the same step its copy is the faster one to read.
-  [[nodiscard]] std::vector<const io::CheckpointStore*> all() const {
-    if (local != nullptr) return {local, &durable};
-    return {&durable};
-  }
-  /// "node-local" or "durable": the level `path` is in.
-  [[nodiscard]] const char* level_of(const std::string& path) const {
-    return local != nullptr &&
-                   fs::path(path).parent_path() == fs::path(local->path_for(0)).parent_path()
-               ? "node-local"
-               : "durable";
-  }
-  [[nodiscard]] std::string dirs() const {
-    return local != nullptr
-               ? fmt::format("{} (durable) and {} (node-local)", durable.dir(), local->dir())
-               : durable.dir();
-  }
-};
-
-/// The checkpoints to try, newest first (--restart auto), or the one --restart names; empty
-/// for a fresh start (--restart none removes the run's checkpoints). Collective.
-std::vector<std::string> restart_candidates(const Context& ctx, const RunOptions& options,
-                                            const Levels& levels, const std::string& run_name) {
-  const std::string& how = options.restart;
-  if (how == "none") {
-    std::vector<std::string> old;
-    if (ctx.rank() == 0) {
-      for (const auto* store : levels.all()) {
-        for (const auto& e : store->list()) old.push_back(e.path);
-        for (const auto& p : store->partials()) old.push_back(p);
-      }
-    }
-    remove_files(ctx, old, "--restart none starts the run afresh");
-    ctx.log().info("checkpoint: --restart none: starting from step 0");
-    return {};
-  }
-  if (how != "auto") return {how};
-  std::vector<std::string> candidates, partials;
-  if (ctx.rank() == 0) {
-    // Newest first over both levels; at the same step the node-local copy (listed first).
-    std::vector<io::CheckpointStore::Entry> all;
-    for (const auto* store : levels.all()) {
-      for (auto& e : store->list()) all.push_back(std::move(e));
-      for (auto& p : store->partials()) partials.push_back(std::move(p));
-    }
-    std::stable_sort(all.begin(), all.end(),
-                     [](const auto& a, const auto& b) { return a.step > b.step; });
-    for (const auto& e : all) candidates.push_back(e.path);
-  }
-  remove_files(ctx, partials, "left by a checkpoint write that never finished");
-  candidates = bcast_strings(ctx.comm(), candidates);
-  if (candidates.empty())
-    ctx.log().info("checkpoint: no checkpoint of run '{}' in {}: starting from step 0", run_name,
-                   levels.dirs());
-  return candidates;
-}
-
 /// Restores `solver` from the newest usable checkpoint: verified, then checked against the
 /// deck (check_deck). Returns the step resumed at, -1 for a fresh start. Collective. The deck
 /// is the resumer's argument: the time loop that follows never sees it.
@@ -342,36 +270,47 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
   if (candidates.empty()) return -1;
   const bool automatic = options.restart == "auto";
   for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const std::string& path = candidates[k];
+    const RestartCandidate& c = candidates[k];
+    const std::string shown =
+        c.read.size() == 1 ? c.read.front()
+                           : fmt::format("{} (+{} parts)", c.read.front(), c.read.size() - 1);
     try {
       const double start = wall_seconds();
-      io::CheckpointReader reader(ctx.comm(), path);
+      const std::string fetch = fetch_parts(ctx, c);
+      if (!fetch.empty())
+        throw InputError(
+            fmt::format("step {}: a part on a node-local disk could not be copied "
+                        "to the durable level: {}",
+                        c.step, fetch));
+      io::CheckpointReader reader(ctx.comm(), c.read);
       reader.verify();
       const double verified = wall_seconds();
       const auto& info = reader.info();
       // The name says which step a checkpoint should hold; the verified content says which it
       // does. A file whose two disagree (copied, renamed, or written by another run) is not
       // trusted: an older checkpoint whose name and content agree is taken instead.
-      if (automatic && fs::path(store.path_for(info.step)).filename() != fs::path(path).filename())
-        throw InputError(fmt::format(
-            "{}: holds step {}, but its name says another step: not trusted", path, info.step));
+      if (automatic)
+        for (const auto& p : c.read)
+          if (const auto e = store.parse(p); !e || e->step != info.step)
+            throw InputError(fmt::format(
+                "{}: holds step {}, but its name says another step: not trusted", p, info.step));
       check_deck(ctx, deck, options, reader);
       state.restore(reader);
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on {}; "
           "{} level): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
-          path, info.step, info.time, info.decomposition, info.backend, levels.level_of(path),
+          shown, info.step, info.time, info.decomposition, info.backend, c.level,
           static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
         for (std::size_t j = 0; j < k; ++j)
-          rename_aside(ctx, candidates[j], ".damaged", "it could not be resumed from: see above");
+          set_aside(ctx, candidates[j], ".damaged", "it could not be resumed from: see above");
       return info.step;
     } catch (const DeckMismatch&) {
       throw;
     } catch (const InputError& e) {
       if (!automatic) throw;
-      log.warn("checkpoint: cannot resume from {}\n  {}\n  trying an older checkpoint", path,
+      log.warn("checkpoint: cannot resume from {}\n  {}\n  trying an older checkpoint", shown,
                e.what());
     }
   }
@@ -383,17 +322,25 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
 
 // --- The stop agreement: what every rank decides after a step ---------------------------
 
-/// One cheap collective a step: a signal seen by any rank, and rank 0's clock decisions.
+/// One cheap collective a step: a signal seen by any rank, rank 0's clock decisions, and how
+/// far the copies to the durable level have come on every host.
 struct StopAgreement {
   int signal = 0;                 ///< the first pending signal (0: none)
   bool interval_elapsed = false;  ///< the checkpoint interval has passed (rank 0's clock)
   bool deadline_near = false;     ///< the wall-time limit leaves just time for a checkpoint
+  bool flush_due = false;         ///< the next checkpoint is copied to the durable level
+  std::int64_t durable = -1;      ///< the oldest of the hosts' newest copied steps (-1: none)
 
-  /// `interval_elapsed` and `deadline_near` are rank 0's; every rank returns the same.
-  static StopAgreement reach(MPI_Comm comm, bool interval_elapsed, bool deadline_near) {
-    int flags[3] = {SignalWatch::pending(), interval_elapsed ? 1 : 0, deadline_near ? 1 : 0};
-    MPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_INT, MPI_MAX, comm);
-    return {flags[0], flags[1] != 0, flags[2] != 0};
+  /// The booleans are rank 0's; `copied` is this rank's newest copied step (host leaders;
+  /// others pass kNotLeader). Every rank returns the same.
+  static constexpr std::int64_t kNotLeader = std::numeric_limits<std::int64_t>::max();
+  static StopAgreement reach(MPI_Comm comm, bool interval_elapsed, bool deadline_near,
+                             bool flush_due, std::int64_t copied) {
+    long long v[5] = {SignalWatch::pending(), interval_elapsed ? 1 : 0, deadline_near ? 1 : 0,
+                      flush_due ? 1 : 0, -static_cast<long long>(copied)};
+    MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, MPI_MAX, comm);
+    return {static_cast<int>(v[0]), v[1] != 0, v[2] != 0, v[3] != 0,
+            -static_cast<std::int64_t>(v[4])};
   }
 };
 
@@ -408,6 +355,7 @@ class Driver {
         policy_(config.checkpoint),
         solver_(solver),
         state_(state),
+        levels_(levels),
         store_(levels.durable),
         local_(levels.local),
         watchdog_(watchdog) {
@@ -423,34 +371,62 @@ class Driver {
   /// The earliest of the deck's or --walltime's limit and the Slurm job's end (rank 0 logs
   /// it, with the checkpoint schedule).
   [[nodiscard]] double deadline(double start) const;
-  void write_checkpoint(const char* reason);
-  /// Deletes all but the newest checkpoint.keep checkpoints of `store` older than `step`
-  /// (rank 0).
+  /// Writes (and verifies) a checkpoint; with two levels, starts its copy to the durable level
+  /// when `flush` (each host its own part).
+  void write_checkpoint(const char* reason, bool flush);
+  /// Deletes the files of `store` older than its newest checkpoint.keep complete checkpoints
+  /// (all parts present) and older than `step`. Rank 0 for the durable level, each host's
+  /// first rank for its node-local disk.
   void prune(const io::CheckpointStore& store, std::int64_t step) const;
-  /// Rank 0: logs a finished copy to the durable level and prunes that level.
+  /// Host leaders: records a finished copy of this host's file to the durable level.
   void flushed(const io::CheckpointFlusher::Done& done);
-  /// Waits for the copy to the durable level (collective): throws RuntimeError on every rank
-  /// when it failed. Nothing to do with one level.
+  /// Rank 0: every host has copied `step` (the agreement says so): logs it, prunes the level.
+  void now_durable(std::int64_t step);
+  /// Waits for every host's copy to the durable level (collective): throws RuntimeError on
+  /// every rank when one failed. Nothing to do with one level.
   void finish_flush();
   /// The end of the time loop, finished or stopped (`status` and `detail` of the run record):
   /// waits for the copy to the durable level, closes the outputs and reports the run.
   void end_run(std::string status, std::string detail, double start);
-  /// Young/Daly on what a checkpoint costs the run: the (node-local) write. With two levels a
-  /// checkpoint becomes durable only after its copy, and one copy runs at a time: never
-  /// sooner than the last copy took.
+  /// Young/Daly for the node-local level: C is the node-local write, M is mtbi_local (mtbi
+  /// with one level).
+  [[nodiscard]] double local_interval() const {
+    return policy_.seconds_between(last_cost_, state_.bytes(),
+                                   local_ != nullptr ? policy_.mtbi_local : policy_.mtbi);
+  }
+  /// Young/Daly for the durable level: C is a copy's duration, M is mtbi; never sooner than
+  /// a copy takes (one runs at a time). With interval = "auto" only; otherwise every
+  /// checkpoint is copied.
+  [[nodiscard]] double durable_interval() const {
+    if (local_ == nullptr || policy_.interval != CheckpointPolicy::Interval::automatic) return 0.0;
+    const double c = flush_estimate();
+    return std::max(c, std::sqrt(2.0 * c * policy_.mtbi));
+  }
+  /// Seconds between checkpoints by wall time: the node-local level's interval, and at least
+  /// as often as the durable level needs a copy.
   [[nodiscard]] double interval_seconds() const {
-    const double tau = policy_.seconds_between(last_cost_, state_.bytes());
-    return local_ != nullptr ? std::max(tau, last_flush_cost_) : tau;
+    const double tau = local_interval();
+    return local_ != nullptr && policy_.interval == CheckpointPolicy::Interval::automatic
+               ? std::min(tau, durable_interval())
+               : tau;
   }
   /// Seconds a checkpoint write may take: the last one's, or the state at 20 MB/s.
   [[nodiscard]] double write_estimate() const {
     return last_cost_ > 0 ? last_cost_ : static_cast<double>(state_.bytes()) / 20e6;
   }
   /// Seconds a copy to the durable level may take (0 with one level): the last one's, or the
-  /// state at 20 MB/s.
+  /// state at 20 MB/s (or at flush_rate when that is lower).
   [[nodiscard]] double flush_estimate() const {
     if (local_ == nullptr) return 0.0;
-    return last_flush_cost_ > 0 ? last_flush_cost_ : static_cast<double>(state_.bytes()) / 20e6;
+    if (last_flush_cost_ > 0) return last_flush_cost_;
+    const double rate = policy_.flush_rate > 0 ? std::min(policy_.flush_rate, 20e6) : 20e6;
+    return static_cast<double>(state_.bytes()) / rate;
+  }
+  /// The durable name of step `step` (its first part and how many there are, with parts).
+  [[nodiscard]] std::string durable_name(std::int64_t step) const {
+    if (!levels_.parts()) return store_.path_for(step);
+    const int hosts = levels_.layout.hosts();
+    return fmt::format("{} (and {} more parts)", store_.path_for(step, 0, hosts), hosts - 1);
   }
   /// The summary's record of the time loop so far.
   [[nodiscard]] RunRecord record(std::string status, std::string detail, double start) const;
@@ -459,16 +435,20 @@ class Driver {
   const RunConfig& config_;
   const CheckpointPolicy& policy_;
   Solver& solver_;
-  const StateDescriptor& state_;      // what a checkpoint of the solver holds
-  OutputDescriptor outputs_;          // the solver's outputs and their schedule
+  const StateDescriptor& state_;  // what a checkpoint of the solver holds
+  OutputDescriptor outputs_;      // the solver's outputs and their schedule
+  const Levels& levels_;
   const io::CheckpointStore& store_;  // the durable level
   const io::CheckpointStore* local_;  // the node-local level (null: one level)
-  io::CheckpointFlusher flusher_;     // rank 0: node-local -> durable copies
+  io::CheckpointFlusher flusher_;     // host leaders: node-local -> durable copies
   int flushes_ = 0;
   double flush_seconds_ = 0, flush_wait_seconds_ = 0, last_flush_cost_ = 0;
-  ProgressWatchdog& watchdog_;     // told of every step and checkpoint
-  double last_cost_ = -1;          // seconds of the last checkpoint (write + verify)
-  double last_checkpoint_at_ = 0;  // wall_seconds() of the last checkpoint (or the start)
+  std::int64_t copied_step_ = -1;   // host leaders: newest step this host copied
+  std::int64_t durable_step_ = -1;  // newest step every host has copied (agreed)
+  double last_flush_at_ = 0;        // rank 0: when the last copy started
+  ProgressWatchdog& watchdog_;      // told of every step and checkpoint
+  double last_cost_ = -1;           // seconds of the last checkpoint (write + verify)
+  double last_checkpoint_at_ = 0;   // wall_seconds() of the last checkpoint (or the start)
   std::int64_t last_checkpoint_step_ = -1;
   int checkpoints_written_ = 0;
   double checkpoint_seconds_ = 0;
@@ -478,75 +458,135 @@ class Driver {
 };
 
 void Driver::prune(const io::CheckpointStore& store, std::int64_t step) const {
-  if (ctx_.rank() != 0) return;
-  const auto entries = store.list();
-  for (std::size_t i = static_cast<std::size_t>(policy_.keep); i < entries.size(); ++i) {
-    if (entries[i].step >= step) continue;
+  const bool durable = &store == &store_;
+  if (durable ? ctx_.rank() != 0 : !levels_.layout.leader()) return;
+  const auto entries = store.list();  // newest step first
+  // The steps whose every part is here, newest first; the keep-th one is the oldest kept.
+  std::vector<std::int64_t> complete;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t j = i;
+    std::vector<char> have(static_cast<std::size_t>(entries[i].parts), 0);
+    for (; j < entries.size() && entries[j].step == entries[i].step; ++j)
+      if (entries[j].parts == entries[i].parts) have[static_cast<std::size_t>(entries[j].part)] = 1;
+    // On a host's own disk only its part is ever present: that counts as complete there.
+    if (!durable || std::find(have.begin(), have.end(), 0) == have.end())
+      complete.push_back(entries[i].step);
+    i = j;
+  }
+  if (complete.size() <= static_cast<std::size_t>(policy_.keep)) return;
+  const std::int64_t oldest_kept = complete[static_cast<std::size_t>(policy_.keep) - 1];
+  for (const auto& e : entries) {
+    if (e.step >= oldest_kept || e.step >= step) continue;
     std::error_code ec;
-    fs::remove(entries[i].path, ec);
+    fs::remove(e.path, ec);
   }
 }
 
 void Driver::flushed(const io::CheckpointFlusher::Done& done) {
   const auto& log = ctx_.log();
   if (!done.error.empty()) {
-    const auto kept = store_.list();
-    log.warn("checkpoint: step {} not copied to the durable directory: {}. {}", done.step,
-             done.error,
-             kept.empty() ? std::string("The durable level holds no checkpoint yet.")
-                          : fmt::format("The durable level keeps {}.", kept.front().path));
+    const std::string text = fmt::format(
+        "checkpoint: step {} not copied to the durable directory: {}. The durable "
+        "level keeps its newest complete checkpoint{}",
+        done.step, done.error, durable_step_ >= 0 ? fmt::format(" (step {})", durable_step_) : "");
+    if (ctx_.rank() == 0)
+      log.warn("{}", text);
+    else  // only rank 0 writes the log: another host's failure goes to its stderr
+      fmt::print(stderr, "[rank {} on {}] warning: {}\n", ctx_.rank(), levels_.layout.name(), text);
     return;
   }
   ++flushes_;
   flush_seconds_ += done.seconds;
   last_flush_cost_ = done.seconds;
-  prune(store_, done.step);
-  log.info(
-      "checkpoint: step {} copied to {} in {:.3f} s ({:.0f} MB/s) and read back equal: "
-      "durable",
-      done.step, done.to, done.seconds,
-      done.seconds > 0 ? static_cast<double>(done.bytes) / 1e6 / done.seconds : 0.0);
+  copied_step_ = std::max(copied_step_, done.step);
+  if (!levels_.parts())
+    log.info(
+        "checkpoint: step {} copied to {} in {:.3f} s ({:.0f} MB/s) and read back equal: durable",
+        done.step, done.to, done.seconds,
+        done.seconds > 0 ? static_cast<double>(done.bytes) / 1e6 / done.seconds : 0.0);
+  else
+    log.info(
+        "checkpoint: step {}: this host's part copied to {} in {:.3f} s ({:.0f} MB/s) and "
+        "read back equal",
+        done.step, done.to, done.seconds,
+        done.seconds > 0 ? static_cast<double>(done.bytes) / 1e6 / done.seconds : 0.0);
+}
+
+void Driver::now_durable(std::int64_t step) {
+  if (step <= durable_step_) return;
+  durable_step_ = step;
+  if (ctx_.rank() != 0) return;
+  ctx_.log().info("checkpoint: step {} is durable{}", step,
+                  levels_.parts()
+                      ? fmt::format(" (all {} parts in {})", levels_.layout.hosts(), store_.dir())
+                      : std::string());
+  prune(store_, step);
 }
 
 void Driver::finish_flush() {
   if (local_ == nullptr) return;
-  char error[1024] = {};
-  if (ctx_.rank() == 0) {
+  std::string error;
+  if (levels_.layout.leader()) {
     const double start = wall_seconds();
     const auto done = flusher_.wait();
     flush_wait_seconds_ += wall_seconds() - start;
     if (done) {
       flushed(*done);
-      if (!done->error.empty()) std::snprintf(error, sizeof error, "%s", done->error.c_str());
+      error = done->error;
     }
   }
-  MPI_Bcast(error, sizeof error, MPI_CHAR, 0, ctx_.comm());
-  if (error[0] != '\0')
+  error = agree_on_message(ctx_.comm(), error);
+  std::int64_t copied = levels_.layout.leader() ? copied_step_ : StopAgreement::kNotLeader;
+  MPI_Allreduce(MPI_IN_PLACE, &copied, 1, MPI_INT64_T, MPI_MIN, ctx_.comm());
+  now_durable(copied);
+  if (!error.empty())
     throw RuntimeError(fmt::format(
         "the newest checkpoint is on the node-local level only ({}): copying it to {} failed: {}. "
-        "A run on this host resumes from it; elsewhere the durable level's newest one is used",
+        "A run on the same host(s) resumes from it; elsewhere the durable level's newest one is "
+        "used",
         local_->dir(), store_.dir(), error));
 }
 
-void Driver::write_checkpoint(const char* reason) {
+void Driver::write_checkpoint(const char* reason, bool flush) {
   const auto& log = ctx_.log();
   const std::int64_t step = solver_.current_step();
   const io::CheckpointStore& target = local_ != nullptr ? *local_ : store_;
-  const std::string path = target.path_for(step);
+  const bool parts = levels_.parts();
+  const HostLayout& layout = levels_.layout;
+  const std::string path =
+      parts ? target.path_for(step, layout.host(), layout.hosts()) : target.path_for(step);
   const double start = wall_seconds();
   std::uint64_t bytes = 0;
   double written = 0;
   try {
     auto t = ctx_.timers().scope("checkpoint", Phase::checkpoint);
     outputs_.sync();
-    io::CheckpointWriter writer(ctx_.comm(), path, config_.deck_toml,
-                                state_.info(step, solver_.current_time(), kokkos_default_space()));
-    state_.save(writer);
-    bytes = writer.commit();
+    const auto info = state_.info(step, solver_.current_time(), kokkos_default_space());
+    std::unique_ptr<io::CheckpointWriter> writer;
+    if (parts) {
+      // The parts of one checkpoint share an id: a part of another write is never mixed in.
+      std::uint64_t id = 0;
+      if (ctx_.rank() == 0) id = (std::random_device{}() * 0x9e3779b97f4a7c15ull) ^ step;
+      MPI_Bcast(&id, 1, MPI_UINT64_T, 0, ctx_.comm());
+      writer = std::make_unique<io::CheckpointWriter>(
+          ctx_.comm(), layout.comm(), io::CheckpointPart{layout.host(), layout.hosts(), id}, path,
+          config_.deck_toml, info);
+    } else {
+      writer = std::make_unique<io::CheckpointWriter>(ctx_.comm(), path, config_.deck_toml, info);
+    }
+    state_.save(*writer);
+    bytes = writer->commit();
     written = wall_seconds() - start;
-    // Verify what is now on disk before anything older is deleted.
-    io::CheckpointReader check(ctx_.comm(), path);
-    check.verify();
+    // Verify what is now on disk before anything older is deleted: each host its own part.
+    std::string failure;
+    try {
+      io::CheckpointReader check(parts ? layout.comm() : ctx_.comm(), {path}, parts);
+      check.verify();
+    } catch (const Error& e) {
+      failure = e.what();
+    }
+    failure = agree_on_message(ctx_.comm(), failure);
+    if (!failure.empty()) throw RuntimeError(failure);
   } catch (const Error& e) {
     std::error_code ec;
     const auto space = fs::space(target.dir(), ec);
@@ -567,33 +607,49 @@ void Driver::write_checkpoint(const char* reason) {
   ++checkpoints_written_;
   checkpoint_seconds_ += cost;
   log.info(
-      "checkpoint: step {} ({}): {} {:.1f} MB written in {:.3f} s ({:.0f} MB/s), verified in "
+      "checkpoint: step {} ({}): {}{} {:.1f} MB written in {:.3f} s ({:.0f} MB/s), verified in "
       "{:.3f} s",
-      step, reason, path, static_cast<double>(bytes) / 1e6, written,
+      step, reason, path,
+      parts ? fmt::format(" (one of {} parts, one a host)", layout.hosts()) : "",
+      static_cast<double>(bytes) / 1e6, written,
       written > 0 ? static_cast<double>(bytes) / 1e6 / written : 0.0, cost - written);
-  if (local_ != nullptr && ctx_.rank() == 0) {
-    // One copy at a time: a copy still running is waited for (it is older).
-    const double wait_start = wall_seconds();
-    const bool waited = flusher_.busy();
-    if (auto previous = flusher_.start(step, path, store_.path_for(step))) flushed(*previous);
-    if (waited) flush_wait_seconds_ += wall_seconds() - wait_start;
-    log.info("checkpoint: step {}: copying to {} in the background", step, store_.dir());
+  if (local_ != nullptr && flush) {
+    if (layout.leader()) {
+      // One copy at a time: a copy still running is waited for (it is older).
+      const double wait_start = wall_seconds();
+      const bool waited = flusher_.busy();
+      const std::string to =
+          parts ? store_.path_for(step, layout.host(), layout.hosts()) : store_.path_for(step);
+      if (auto previous = flusher_.start(step, path, to, policy_.flush_rate)) flushed(*previous);
+      if (waited) flush_wait_seconds_ += wall_seconds() - wait_start;
+    }
+    if (ctx_.rank() == 0) last_flush_at_ = wall_seconds();
+    log.info("checkpoint: step {}: copying to {} in the background{}", step, store_.dir(),
+             parts ? ", each host its part" : "");
+  } else if (local_ != nullptr) {
+    log.info(
+        "checkpoint: step {}: on the node-local level only (the durable level's interval, "
+        "{}, has not passed since the last copy)",
+        step, format_duration(durable_interval()));
   }
   if (policy_.interval == CheckpointPolicy::Interval::automatic) {
-    const double tau = interval_seconds();
+    const double tau = local_interval();
     log.info(
         "checkpoint: interval auto: every {} (C = {:.3g} s, M = {}): expected overhead {:.2f}% "
         "writing, {:.2f}% recomputed after an interruption{}",
-        format_duration(tau), cost, format_duration(policy_.mtbi), 100.0 * cost / tau,
-        100.0 * 0.5 * tau / policy_.mtbi,
+        format_duration(interval_seconds()), cost,
+        format_duration(local_ != nullptr ? policy_.mtbi_local : policy_.mtbi), 100.0 * cost / tau,
+        100.0 * 0.5 * tau / (local_ != nullptr ? policy_.mtbi_local : policy_.mtbi),
         local_ == nullptr
             ? std::string()
-            : fmt::format("; two levels: C is the node-local write (sqrt(2 C M) = {}), the copy "
-                          "to the durable level ({}) runs in the background and bounds the "
-                          "interval from below",
-                          format_duration(policy_.seconds_between(last_cost_, state_.bytes())),
-                          last_flush_cost_ > 0 ? fmt::format("last {:.3g} s", last_flush_cost_)
-                                               : std::string("not measured yet")));
+            : fmt::format("; two levels: node-local sqrt(2 C M) = {}; durable copies every {} "
+                          "(sqrt(2 C_copy M) with C_copy {} and M = {}, never sooner than a "
+                          "copy takes)",
+                          format_duration(tau), format_duration(durable_interval()),
+                          last_flush_cost_ > 0
+                              ? fmt::format("= {:.3g} s", last_flush_cost_)
+                              : fmt::format("~ {:.3g} s (estimated)", flush_estimate()),
+                          format_duration(policy_.mtbi)));
   }
 }
 
@@ -617,7 +673,7 @@ double Driver::deadline(double start) const {
         "checkpoint: every {}{}{}, keeping {}, in {}", format_duration(interval_seconds()),
         policy_.interval == CheckpointPolicy::Interval::automatic ? " (auto, first estimate)" : "",
         policy_.every > 0 ? fmt::format(" and every {} steps", policy_.every) : "", policy_.keep,
-        policy_.dir);
+        levels_.dirs());
   return deadline;
 }
 
@@ -635,13 +691,14 @@ void Driver::run(std::int64_t resumed_at) {
   ctx_.timers().reset();
   outputs_.open(resumed_at);
   if (resumed_at >= 0) last_checkpoint_step_ = resumed_at;
-  if (resumed_at >= 0 && local_ != nullptr && ctx_.rank() == 0) {
-    // Resumed from a node-local checkpoint the durable level lacks (the copy never ran): copy
-    // it now, so that losing this instance costs no more than one interval.
+  if (resumed_at >= 0 && local_ != nullptr && !levels_.parts() && ctx_.rank() == 0) {
+    // Resumed on one host from a node-local checkpoint the durable level lacks (the copy never
+    // ran): copy it now, so that losing this instance costs no more than one interval. (On
+    // several hosts the resumer has copied every part the durable level lacked.)
     std::error_code ec;
     const std::string here = local_->path_for(resumed_at), durable = store_.path_for(resumed_at);
     if (fs::exists(here, ec) && !fs::exists(durable, ec)) {
-      flusher_.start(resumed_at, here, durable);
+      flusher_.start(resumed_at, here, durable, policy_.flush_rate);
       log.info(
           "checkpoint: step {} is on the node-local level only: copying it to {} in the "
           "background",
@@ -649,6 +706,7 @@ void Driver::run(std::int64_t resumed_at) {
     }
   }
   last_checkpoint_at_ = start;
+  last_flush_at_ = start;
 
   std::optional<SignalWatch> signals;  // run_deck installs it before the setup; tests may not
   if (!SignalWatch::active()) signals.emplace(policy_.signals);
@@ -664,22 +722,26 @@ void Driver::run(std::int64_t resumed_at) {
     const std::int64_t step = solver_.current_step();
     const double now = wall_seconds();
     device_peak_.sample(now);  // this rank's clock; a no-op without CUDA
-    bool interval_elapsed = false, deadline_near = false;
+    bool interval_elapsed = false, deadline_near = false, flush_due = false;
+    if (local_ != nullptr && levels_.layout.leader())
+      if (auto done = flusher_.poll()) flushed(*done);
     if (ctx_.rank() == 0) {
       progress.update(now, last_checkpoint_step_ >= 0 ? std::optional<double>(last_checkpoint_at_)
                                                       : std::nullopt);
       step_time = step_time == 0 ? now - previous : 0.9 * step_time + 0.1 * (now - previous);
       previous = now;
       interval_elapsed = now - last_checkpoint_at_ >= interval_seconds();
-      if (local_ != nullptr)
-        if (auto done = flusher_.poll()) flushed(*done);
+      flush_due = now - last_flush_at_ >= durable_interval();
       // A stop writes the node-local checkpoint and waits for its copy to the durable level.
       const double cost =
           (last_cost_ > 0 ? last_cost_ : 0.05 + static_cast<double>(state_.bytes()) / 200e6) +
-          (local_ != nullptr ? std::max(last_flush_cost_, last_cost_) : 0.0);
+          (local_ != nullptr ? std::max(flush_estimate(), last_cost_) : 0.0);
       deadline_near = now + 2.0 * cost + 3.0 * step_time + 1.0 >= deadline_at;
     }
-    const auto agreed = StopAgreement::reach(ctx_.comm(), interval_elapsed, deadline_near);
+    const auto agreed = StopAgreement::reach(
+        ctx_.comm(), interval_elapsed, deadline_near, flush_due,
+        local_ != nullptr && levels_.layout.leader() ? copied_step_ : StopAgreement::kNotLeader);
+    if (local_ != nullptr) now_durable(agreed.durable);
     watchdog_.beat(step);  // every rank got past the step's collective
     const char* stop_reason = nullptr;
     std::string stop_detail;
@@ -690,12 +752,16 @@ void Driver::run(std::int64_t resumed_at) {
       stop_reason = "wall-time limit";
       stop_detail = format_duration(deadline_at - start) + " after the start";
     }
-    const bool due = (policy_.every > 0 && step % policy_.every == 0) || agreed.interval_elapsed ||
-                     (last && policy_.at_end) || stop_reason != nullptr;
+    const bool by_steps = policy_.every > 0 && step % policy_.every == 0;
+    const bool due =
+        by_steps || agreed.interval_elapsed || (last && policy_.at_end) || stop_reason != nullptr;
     if (due && step != last_checkpoint_step_) {
       // A write may take long (and wait for the copy of the previous one): 10 x their costs.
       watchdog_.beat(step, 10.0 * (write_estimate() + flush_estimate()));
-      write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic");
+      // Copied to the durable level: a stop's, the last, a by-steps one, and a timed one when
+      // the durable level's own interval has passed.
+      const bool flush = agreed.flush_due || by_steps || last || stop_reason != nullptr;
+      write_checkpoint(stop_reason ? stop_reason : last ? "end of run" : "periodic", flush);
       watchdog_.beat(step);
     }
     if (stop_reason != nullptr && !last) {
@@ -703,7 +769,7 @@ void Driver::run(std::int64_t resumed_at) {
       end_run(agreed.signal != 0 ? "stopped: signal" : "stopped: walltime", stop_detail, start);
       throw StopRequested(fmt::format(
           "{} ({}) at step {}: checkpoint {} written; run the same deck again to resume",
-          stop_reason, stop_detail, step, store_.path_for(step)));
+          stop_reason, stop_detail, step, durable_name(step)));
     }
   }
   end_run("finished", "", start);
@@ -714,6 +780,11 @@ void Driver::end_run(std::string status, std::string detail, double start) {
   finish_flush();
   ctx_.log().end_progress();
   outputs_.close();
+  // Each host copied its own part: the summary shows the slowest host's copies.
+  double copies[2] = {flush_seconds_, flush_wait_seconds_};
+  if (levels_.parts()) MPI_Allreduce(MPI_IN_PLACE, copies, 2, MPI_DOUBLE, MPI_MAX, ctx_.comm());
+  flush_seconds_ = copies[0];
+  flush_wait_seconds_ = copies[1];
   report_run(ctx_, config_, solver_, record(std::move(status), std::move(detail), start));
 }
 
@@ -754,23 +825,20 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
   const RunConfig config = RunConfig::from(deck, options);
   const io::CheckpointStore store(config.checkpoint.dir, config.output.name);
   std::optional<io::CheckpointStore> local;
-  if (!config.checkpoint.local.empty()) {
-    const int hosts = count_nodes(ctx.comm());
-    if (hosts > 1)
-      throw deck.error_at(
-          "checkpoint.local",
-          fmt::format("this run spans {} hosts; the node-local level holds whole checkpoints and "
-                      "works for runs on one host (per-host parts are not written yet): leave "
-                      "checkpoint.local empty",
-                      hosts));
-    local.emplace(config.checkpoint.local, config.output.name);
-  }
-  if (ctx.rank() == 0) {
+  if (!config.checkpoint.local.empty()) local.emplace(config.checkpoint.local, config.output.name);
+  const HostLayout layout(ctx.comm());
+  {
+    // Rank 0 makes the durable directory, each host's first rank its node-local one.
+    std::string failure;
     std::error_code ec;
-    fs::create_directories(config.checkpoint.dir, ec);
-    if (local) fs::create_directories(local->dir(), ec);
+    if (ctx.rank() == 0) fs::create_directories(config.checkpoint.dir, ec);
+    if (local && layout.leader() && !fs::create_directories(local->dir(), ec) && ec)
+      failure = fmt::format("checkpoint.local: cannot create {} on host {}: {}", local->dir(),
+                            layout.name(), ec.message());
+    failure = agree_on_message(ctx.comm(), failure);
+    if (!failure.empty()) throw RuntimeError(failure);
   }
-  const Levels levels{store, local ? &*local : nullptr};
+  const Levels levels{store, local ? &*local : nullptr, layout};
   StateDescriptor state;
   solver.declare_state(state);
   char host[MPI_MAX_PROCESSOR_NAME] = {};

@@ -15,9 +15,10 @@ namespace stratus::io {
 /// compared with the source by a 64-bit hash (FNV-1a), then renamed to `to` and the directory
 /// flushed. Returns the bytes copied. Throws RuntimeError naming the file and the reason; the
 /// .partial file is removed then. Plain file I/O (no HDF5, no MPI): safe in any thread.
-std::uint64_t copy_verified(const std::string& from, const std::string& to);
+/// `rate` > 0: the copy writes at most that many bytes per second on average.
+std::uint64_t copy_verified(const std::string& from, const std::string& to, double rate = 0);
 
-/// One background copy at a time (copy_verified), for rank 0 of a run on one host.
+/// One background copy at a time (copy_verified), for the first rank of each host.
 class CheckpointFlusher {
  public:
   struct Done {
@@ -35,7 +36,7 @@ class CheckpointFlusher {
 
   /// Starts copying the checkpoint of `step` from `from` to `to`. A copy still running is
   /// waited for first: its result is returned (and not reported by poll() again).
-  std::optional<Done> start(std::int64_t step, std::string from, std::string to);
+  std::optional<Done> start(std::int64_t step, std::string from, std::string to, double rate = 0);
   /// The result of a copy that has finished, once (nothing while it runs or when none ran).
   std::optional<Done> poll();
   /// Waits for the running copy and returns its result (nothing when none ran).
