@@ -72,7 +72,7 @@ struct RestartCandidate {
   std::vector<std::string> read;  ///< the files the ranks read (all visible to every rank)
   std::vector<Copy> copies;
   std::vector<File> files;
-  std::string level;  ///< "durable", "node-local", or which parts came from which host
+  std::string level;  ///< "durable level", "node-local level", or which parts came from where
 };
 
 /// The checkpoints to try, newest first (--restart auto), or the one --restart names (with its

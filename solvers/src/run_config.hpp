@@ -32,8 +32,7 @@ struct CheckpointPolicy {
   /// last checkpoint took (<= 0: none yet, estimated from `state_bytes` at 200 MB/s).
   [[nodiscard]] double seconds_between(double last_cost, std::uint64_t state_bytes) const;
   /// The same with the mean time between interruptions `m` (seconds).
-  [[nodiscard]] double seconds_between(double last_cost, std::uint64_t state_bytes,
-                                       double m) const;
+  [[nodiscard]] double seconds_between(double last_cost, std::uint64_t state_bytes, double m) const;
 };
 
 struct RunConfig {

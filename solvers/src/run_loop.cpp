@@ -298,7 +298,7 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
       state.restore(reader);
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on {}; "
-          "{} level): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
+          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
           shown, info.step, info.time, info.decomposition, info.backend, c.level,
           static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
       // Checkpoints newer than this one belong to a history that this run now replaces.

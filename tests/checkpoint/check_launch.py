@@ -15,7 +15,8 @@ directory in the background, and counts as durable once read back equal. On 2 ra
 
   check_launch.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: lock, mpiexec-sigterm, rank-killed, rank-frozen, levels. Run with Debian's /usr/bin/python3 (check_restart.py's
+Scenarios: lock, mpiexec-sigterm, rank-killed, rank-frozen, levels, level-intervals (the
+node-local and durable levels' own Young/Daly intervals). Run with Debian's /usr/bin/python3 (check_restart.py's
 helpers need h5py).
 """
 import argparse
@@ -302,10 +303,41 @@ def scenario_levels(r):
     print("--restart none cleared both levels")
 
 
+def scenario_level_intervals(r):
+    """interval = "auto" with two levels: the node-local level's interval is Young/Daly on the
+    node-local write and mtbi_local, the durable level's on the copy's duration and mtbi. With
+    M_local = 1 s and M = 20 min, several node-local checkpoints come between two copies, and
+    the log states both intervals."""
+    base = os.path.join(r.work, "level-intervals")
+    shutil.rmtree(base, ignore_errors=True)
+    out, local = os.path.join(base, "run"), os.path.join(base, "instance-nvme")
+    _, text = r.run(2, MD_DECK, out, ["--set=run.steps=2500", "--set=checkpoint.interval=auto",
+                                      "--set=checkpoint.mtbi_local=1s",
+                                      "--set=checkpoint.mtbi=20min",
+                                      f"--set=checkpoint.local=\"{local}\"", "--restart=none"])
+    m = re.search(r"interval auto: every (.+?) \(C = ([0-9.e+-]+) s, M = 1 s\).*two levels: "
+                  r"node-local sqrt\(2 C M\) = (.+?); durable copies every (.+?) \(sqrt\(2 C_copy M\) "
+                  r"with C_copy (.+?) and M = 20 min", text)
+    check(m, f"the log does not state both levels' intervals:\n{text[-3000:]}")
+    written = re.search(r"checkpoints +(\d+) written", text)
+    copies = re.search(r"flushes +(\d+) copied to the durable directory", text)
+    check(written and copies, f"no checkpoints or flushes line in the summary:\n{text[-2500:]}")
+    n_written, n_copies = int(written.group(1)), int(copies.group(1))
+    local_only = text.count("on the node-local level only (the durable level's interval")
+    check(n_copies >= 1 and n_written >= n_copies + 2 and local_only >= 2,
+          f"{n_written} checkpoints, {n_copies} copies, {local_only} kept node-local only: "
+          "expected several node-local checkpoints per copy")
+    check(text.count("is durable") >= 1, "no checkpoint was announced durable")
+    print(f"two levels, interval auto: node-local every {m.group(3)} (C = {m.group(2)} s, "
+          f"M_local = 1 s), durable copies every {m.group(4)} (C_copy {m.group(5)}, M = 20 min): "
+          f"{n_written} checkpoints, {n_copies} copied, {local_only} kept node-local only")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario",
-                    choices=["lock", "mpiexec-sigterm", "rank-killed", "rank-frozen", "levels"])
+                    choices=["lock", "mpiexec-sigterm", "rank-killed", "rank-frozen", "levels",
+                             "level-intervals"])
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--preflags", default="")
@@ -316,7 +348,7 @@ def main():
     try:
         {"lock": scenario_lock, "mpiexec-sigterm": scenario_mpiexec_sigterm,
          "rank-killed": scenario_rank_killed, "rank-frozen": scenario_rank_frozen,
-         "levels": scenario_levels}[args.scenario](r)
+         "levels": scenario_levels, "level-intervals": scenario_level_intervals}[args.scenario](r)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)

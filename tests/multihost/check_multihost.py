@@ -12,6 +12,11 @@ Scenarios:
                 its processes killed (even trials) or its link cut (odd ones); the job must end
                 on its own, and the same command on host 0 alone (2 ranks) must resume from the
                 newest checkpoint and finish bitwise equal to an uninterrupted run.
+  host-loss-two-levels
+                the same with checkpoint.local: each host's part on its own disk, copied to the
+                durable level in the background (throttled, so that losses fall mid-copy); host
+                1's disk is lost with it; the resume loses nothing the run had announced
+                durable.
   launch-loss   host 1 frozen while mpiexec starts its daemons: tools/stratus-mpiexec must end
                 the launch (STRATUS_LAUNCH_TIMEOUT) with exit 1, and the run on host 0 finish.
 Exit 77 (a skip ctest shows) when this machine cannot make test hosts (not root).
@@ -24,6 +29,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "support"))
@@ -81,16 +88,105 @@ def scenario_same_results(args, hosts):
         print(f"{solver}: 2 hosts x 2 ranks = 4 ranks on one host, bitwise: step {steps} "
               f"{group} ({', '.join(names)}) and {len(b)} {series} rows; {traffic / 1e6:.1f} MB "
               f"over host 0's link ({t1 - t0:.1f} s one host, {t2 - t1:.1f} s two hosts)")
-    # The node-local checkpoint level holds whole checkpoints: a run over two hosts is told so.
-    local = os.path.join(hosts.local[0], "ckpt")
-    p = subprocess.run(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags +
-                       [args.stratus, "run", MD_DECK, f"--set=checkpoint.local=\"{local}\"",
-                        "--output-dir", os.path.join(args.work, "same-results", "local")],
-                       env=hosts.env(ENV), capture_output=True, text=True, timeout=120)
-    check(p.returncode == 2 and "checkpoint.local: this run spans 2 hosts" in p.stderr + p.stdout,
-          f"checkpoint.local over 2 hosts: exit {p.returncode}, expected 2 naming the key:\n"
-          f"{(p.stdout + p.stderr)[-2000:]}")
-    print("checkpoint.local on 2 hosts: refused (exit 2, naming the key)")
+    scenario_two_levels(args, hosts)
+
+
+def parts_of(directory, name, step, parts=2):
+    return [os.path.join(directory, f"{name}.step{step:012d}.part{k}of{parts}.h5")
+            for k in range(parts)]
+
+
+def same_as_parts(whole, parts, group):
+    """Every dataset of `group` in the parts of a checkpoint, assembled from the blocks their
+    manifests list, bitwise equal to the whole file's."""
+    import h5py
+    with h5py.File(whole, "r") as fw:
+        names = sorted(fw[group].keys())
+        for n in names:
+            want = fw[group][n][()]
+            got = want.copy()
+            got.fill(0)
+            covered = 0
+            for p in parts:
+                with h5py.File(p, "r") as fp:
+                    text = bytes(fp["/checkpoint/manifest"][()]).decode()
+                    for line in text.splitlines():
+                        w = line.split()
+                        if w[0] != "block" or w[1] != f"{group}/{n}":
+                            continue
+                        rank = (len(w) - 3) // 2
+                        start = [int(v) for v in w[2:2 + rank]]
+                        count = [int(v) for v in w[2 + rank:2 + 2 * rank]]
+                        sl = tuple(slice(a, a + c) for a, c in zip(start, count))
+                        got[sl] = fp[f"{group}/{n}"][sl]
+                        covered += int(np.prod(count))
+            check(covered == want.size, f"{group}/{n}: the parts' blocks cover {covered} of "
+                  f"{want.size} values")
+            check(np.array_equal(got, want), f"{group}/{n}: the parts differ from {whole}")
+    return names
+
+
+def scenario_two_levels(args, hosts):
+    """checkpoint.local on 2 hosts x 2 ranks: each host writes its own part on its own disk and
+    copies it to the durable level; the parts resume a run on one host with 4 ranks, and on the
+    same two hosts from their node-local disks alone, bitwise equal to 4 ranks on one host."""
+    name, steps = "lj_small", 200
+    base = os.path.join(args.work, "two-levels")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    for d in hosts.local:
+        shutil.rmtree(os.path.join(d, "ckpt"), ignore_errors=True)
+    local = os.path.join(hosts.node_local, "ckpt")
+    common = [args.stratus, "run", MD_DECK, "--set=checkpoint.every=100",
+              "--set=checkpoint.interval=off"]
+    two = os.path.join(base, "two-hosts")
+    text = run(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common +
+               [f"--set=run.steps={steps}", f"--set=checkpoint.local=\"{local}\"",
+                "--restart=none", "--output-dir", two], hosts.env(ENV),
+               os.path.join(base, "two-hosts.log"))
+    for k in range(2):
+        mine = parts_of(os.path.join(hosts.local[k], "ckpt"), name, steps)
+        check(os.path.exists(mine[k]) and not os.path.exists(mine[1 - k]),
+              f"host {k}'s node-local disk does not hold exactly its own part {k} of step {steps}: "
+              f"{sorted(os.listdir(os.path.join(hosts.local[k], 'ckpt')))}")
+    durable = os.path.join(two, "checkpoints")
+    check(all(os.path.exists(p) for p in parts_of(durable, name, steps)),
+          f"the durable level lacks a part of step {steps}: {sorted(os.listdir(durable))}")
+    check(re.search(rf"step {steps} is durable \(all 2 parts", text),
+          "the log does not say when step 200 became durable on both hosts")
+    check(re.search(r"flushes +\d+ copied to the durable directory", text),
+          f"the run summary has no flushes line:\n{text[-2000:]}")
+    # The reference: 4 ranks on one host, one level, to step 300.
+    ref = os.path.join(base, "one-host")
+    run([args.mpiexec, "-n", "4"] + args.preflags + common +
+        ["--set=run.steps=300", "--restart=none", "--output-dir", ref], ENV,
+        os.path.join(base, "one-host.log"))
+    # The parts resume 4 ranks on one host (outside the test hosts: no node-local level).
+    one = os.path.join(base, "from-parts")
+    shutil.copytree(two, one)
+    text = run([args.mpiexec, "-n", "4"] + args.preflags + common +
+               ["--set=run.steps=300", "--output-dir", one], ENV,
+               os.path.join(base, "from-parts.log"))
+    check(resumed_step(text) == steps and "(+1 parts)" in text,
+          f"4 ranks on one host did not resume from the 2 parts of step {steps}")
+    same_datasets(ckpt_path(ref, name, 300), ckpt_path(one, name, 300), "/particles")
+    # The durable level lost its copies of step 200 (a flush never done): the same two hosts
+    # resume from their node-local disks, each copying its part to the durable level first.
+    for p in parts_of(durable, name, steps):
+        os.remove(p)
+    text = run(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common +
+               ["--set=run.steps=300", f"--set=checkpoint.local=\"{local}\"", "--output-dir", two],
+               hosts.env(ENV), os.path.join(base, "node-local-resume.log"))
+    check(resumed_step(text) == steps and "after copying from the node-local disks" in text,
+          f"the two hosts did not resume from their node-local parts of step {steps}:\n"
+          f"{text[-3000:]}")
+    check(all(os.path.exists(p) for p in parts_of(durable, name, 300)),
+          "the continued run's last checkpoint is not durable")
+    same_as_parts(ckpt_path(ref, name, 300), parts_of(durable, name, 300), "/particles")
+    print(f"checkpoint.local on 2 hosts x 2 ranks: each host wrote its own part on its own disk and "
+          f"copied it (durable in both); the parts resumed 4 ranks on one host, bitwise equal to "
+          f"4 ranks throughout at step 300; with the durable copies gone, the two hosts resumed "
+          f"from their node-local parts")
 
 
 def last_progress_step(log):
@@ -99,12 +195,19 @@ def last_progress_step(log):
     return int(steps[-1]) if steps else -1
 
 
-def scenario_host_loss(args, hosts):
+def durable_steps(log):
+    """(steps announced durable, steps whose copy started) in a two-level run's log."""
+    text = open(log).read()
+    return ([int(s) for s in re.findall(r"checkpoint: step (\d+) is durable", text)],
+            [int(s) for s in re.findall(r"checkpoint: step (\d+): copying to ", text)])
+
+
+def scenario_host_loss(args, hosts, two_levels=False):
     steps, every = 1000, 100
     common = [args.stratus, "run", EULER_DECK, f"--set=run.steps={steps}",
               f"--set=checkpoint.every={every}", "--set=checkpoint.interval=off",
               "--set=run.hang_timeout=\"10s\"", "--progress-every=0.02s"]
-    base = os.path.join(args.work, "host-loss")
+    base = os.path.join(args.work, "host-loss" + ("-two-levels" if two_levels else ""))
     shutil.rmtree(base, ignore_errors=True)
     os.makedirs(base)
     ref = os.path.join(base, "reference")
@@ -116,6 +219,17 @@ def scenario_host_loss(args, hosts):
         ["--restart=none", "--output-dir", os.path.join(base, "timing")], hosts.env(ENV),
         os.path.join(base, "timing.log"))
     duration = time.time() - t0
+    if two_levels:
+        # Each host writes its part on its node-local disk and copies it to the durable level
+        # in the background, throttled so that a copy takes about 40% of a checkpoint interval:
+        # many losses then fall while a copy runs.
+        size = os.path.getsize(ckpt_path(os.path.join(base, "timing"), "euler_small", steps)) / 2
+        rate = size / 1e6 / (0.4 * duration * every / steps)
+        common += [f"--set=checkpoint.local=\"{os.path.join(hosts.node_local, 'ckpt')}\"",
+                   f"--set=checkpoint.flush_rate={rate:.3f}"]
+        print(f"two levels: parts of {size / 1e6:.2f} MB copied at {rate:.2f} MB/s "
+              f"({size / 1e6 / rate:.2f} s, one checkpoint interval is "
+              f"{duration * every / steps:.2f} s)")
     rng = random.Random(20261206)
     results = []
     trial = -1
@@ -156,6 +270,8 @@ def scenario_host_loss(args, hosts):
         time.sleep(rng.uniform(0.0, 0.8) * duration)
         ckdir = os.path.join(out, "checkpoints")
         writing = os.path.isdir(ckdir) and any(f.endswith(".partial") for f in os.listdir(ckdir))
+        announced, copying = durable_steps(lost_log)
+        flushing = bool(copying) and (not announced or max(copying) > max(announced))
         lost_at = time.time()
         hosts.kill(1) if how == "kill" else hosts.cut(1)
         try:
@@ -171,17 +287,31 @@ def scenario_host_loss(args, hosts):
         if rc == 0:  # the run ended before the loss: not a trial of a loss
             print(f"trial {trial:2d}: the run finished before host 1 was lost; drawn again")
             continue
+        # Host 1 is gone with its node-local disk (hosts.replace emptied it).
         text = run(hosts.mpiexec(args.mpiexec, [2], hosts=[0]) + args.preflags + common +
                    ["--output-dir", out], hosts.env(ENV),
                    os.path.join(base, f"trial{trial:02d}-resume.log"))
         resumed = resumed_step(text)
-        check(resumed >= reached - every,
-              f"trial {trial} ({how}): resumed at step {resumed}, the run had reached {reached}: "
-              f"more lost than one checkpoint interval ({every} steps)")
+        if two_levels:
+            # Nothing lost beyond the newest checkpoint the run had announced durable.
+            announced, _ = durable_steps(lost_log)
+            newest = max(announced, default=0)
+            check(resumed >= newest,
+                  f"trial {trial} ({how}): resumed at step {resumed}, but step {newest} had been "
+                  "announced durable")
+            check(resumed >= reached - 2 * every,
+                  f"trial {trial} ({how}): resumed at step {resumed}, the run had reached "
+                  f"{reached}: more lost than a checkpoint interval and one copy")
+            writing = flushing
+        else:
+            check(resumed >= reached - every,
+                  f"trial {trial} ({how}): resumed at step {resumed}, the run had reached "
+                  f"{reached}: more lost than one checkpoint interval ({every} steps)")
         same_datasets(ckpt_path(ref, "euler_small", steps), ckpt_path(out, "euler_small", steps),
                       "/fields")
         results.append((how, ended, reached, resumed, writing))
-        print(f"trial {trial:2d}: {how:4s} host 1 at step ~{reached}{' (during a checkpoint write)' if writing else ''}: "
+        during = " (during a copy to the durable level)" if two_levels else " (during a checkpoint write)"
+        print(f"trial {trial:2d}: {how:4s} host 1 at step ~{reached}{during if writing else ''}: "
               f"job ended in {ended:.1f} s (exit {rc}); resumed on host 0 (2 ranks) from step "
               f"{resumed}, finished bitwise equal to the uninterrupted run")
     for how in ("kill", "cut"):
@@ -192,7 +322,8 @@ def scenario_host_loss(args, hosts):
         print(f"{how}: {len(mine)} trials, {len(mine)} resumed and finished bitwise; job ended "
               f"in {min(r[1] for r in mine):.1f}-{max(r[1] for r in mine):.1f} s; steps lost per "
               f"loss {min(lost)}-{max(lost)} (mean {sum(lost) / len(lost):.0f}, checkpoint every "
-              f"{every}); {sum(1 for r in mine if r[4])} during a checkpoint write")
+              f"{every}); {sum(1 for r in mine if r[4])} during a "
+              f"{'copy to the durable level' if two_levels else 'checkpoint write'}")
 
 
 def launch_with_host1_frozen(cmd, env, cwd, log_path, hosts):
@@ -262,7 +393,8 @@ def scenario_launch_loss(args, hosts):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("scenario", choices=["same-results", "host-loss", "launch-loss"])
+    ap.add_argument("scenario", choices=["same-results", "host-loss", "host-loss-two-levels",
+                                         "launch-loss"])
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
@@ -279,6 +411,7 @@ def main():
         with NetnsHosts(2, os.path.join(args.work, f"hosts-{args.scenario}")) as hosts:
             {"same-results": scenario_same_results,
              "host-loss": scenario_host_loss,
+             "host-loss-two-levels": lambda a, h: scenario_host_loss(a, h, two_levels=True),
              "launch-loss": scenario_launch_loss}[args.scenario](args, hosts)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)

@@ -67,6 +67,9 @@ class NetnsHosts:
         self.addresses = [f"{self.subnet}.{i + 2}" for i in range(count)]
         self.map = os.path.join(work, "netns-hosts.map")
         self.local = [os.path.join(work, "hosts", n.rsplit("-", 1)[-1], "local") for n in self.names]
+        # Each host sees its own `local` directory at this one path (netns-agent mounts it), as
+        # each instance of a cluster sees its own NVMe disk at /scratch.
+        self.node_local = os.path.join(work, "node-local")
         # A lost host's marker: netns-agent launches nothing into a host while it exists.
         self.down = [os.path.join(work, "hosts", n.rsplit("-", 1)[-1], "down") for n in self.names]
 
@@ -89,12 +92,13 @@ class NetnsHosts:
             for down in self.down:
                 if os.path.exists(down):
                     os.remove(down)
+            os.makedirs(self.node_local, exist_ok=True)
         except BaseException:
             self.__exit__(None, None, None)
             raise
         with open(self.map, "w") as f:
-            for name, addr, down in zip(self.names, self.addresses, self.down):
-                f.write(f"{addr} {name} {down}\n")
+            for name, addr, down, local in zip(self.names, self.addresses, self.down, self.local):
+                f.write(f"{addr} {name} {down} {local} {self.node_local}\n")
         return self
 
     def __exit__(self, *exc):

@@ -52,7 +52,7 @@ def same_datasets(a, b, group, rtol=None):
 
 
 def resumed_step(log):
-    m = re.search(r"checkpoint: resumed from \S+ \(step (\d+),", log)
+    m = re.search(r"checkpoint: resumed from \S+(?: \(\+\d+ parts\))? \(step (\d+),", log)
     if m:
         return int(m.group(1))
     check("starting from step 0" in log, "the log says neither 'resumed from' nor 'starting from step 0':\n" + log[-3000:])
