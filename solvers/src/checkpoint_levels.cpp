@@ -194,10 +194,11 @@ std::vector<RestartCandidate> assemble(const Context& ctx, const Levels& levels,
       }
     }
     if (!complete) continue;
-    c.level = !fetched.empty() ? fmt::format("durable, after copying from the node-local disks: {}",
-                                             fmt::join(fetched, ", "))
-              : any_local      ? std::string("node-local")
-                               : std::string("durable");
+    c.level = !fetched.empty()
+                  ? fmt::format("durable level, after copying from the node-local disks: {}",
+                                fmt::join(fetched, ", "))
+              : any_local ? std::string("node-local level")
+                          : std::string("durable level");
     out.push_back(std::move(c));
   }
   return out;
