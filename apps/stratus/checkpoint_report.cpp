@@ -3,13 +3,18 @@
 #include "stratus/io/checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace stratus::app {
 
 std::string checkpoint_report(const Context& ctx, const SolverRegistry& registry,
                               const std::string& path, bool verify, const std::string& deck_path) {
-  io::CheckpointReader reader(ctx.comm(), path);
+  // A part brings its sibling parts: the report is of the whole checkpoint.
+  io::CheckpointReader reader(ctx.comm(), io::checkpoint_files(path));
   std::string out;
+  if (reader.paths().size() > 1)
+    out += fmt::format("\nParts:          {} files, one a host: {}\n", reader.paths().size(),
+                       fmt::join(reader.paths(), ", "));
   const auto& info = reader.info();
   out += fmt::format("\nCheckpoint:     solver {}, step {}, time {:.17g}, dt {:.17g}\n",
                      info.solver, info.step, info.time, info.dt);

@@ -760,6 +760,19 @@ std::optional<CheckpointStore::Entry> entry_of_name(const std::string& file,
 
 }  // namespace
 
+std::vector<std::string> checkpoint_files(const std::string& path) {
+  const std::string file = fs::path(path).filename().string();
+  // NAME.stepSSSSSSSSSSSS.partKofH.h5: the run name is what comes before ".step".
+  const auto at = file.rfind(".step");
+  if (at == std::string::npos) return {path};
+  const auto e = entry_of_name(file, file.substr(0, at), ".h5");
+  if (!e || e->parts == 1) return {path};
+  const CheckpointStore here(fs::path(path).parent_path().string(), file.substr(0, at));
+  std::vector<std::string> out;
+  for (int k = 0; k < e->parts; ++k) out.push_back(here.path_for(e->step, k, e->parts));
+  return out;
+}
+
 std::optional<CheckpointStore::Entry> CheckpointStore::parse(const std::string& path) const {
   auto e = entry_of_name(fs::path(path).filename().string(), name_, ".h5");
   if (e) e->path = path;

@@ -247,13 +247,7 @@ std::vector<RestartCandidate> restart_candidates(const Context& ctx, const RunOp
     // One file the user names; a part brings its sibling parts from the same directory.
     RestartCandidate c;
     c.level = "named on the command line";
-    const auto e = levels.durable.parse(how);
-    if (e && e->parts > 1) {
-      const io::CheckpointStore here(fs::path(how).parent_path().string(), run_name);
-      for (int k = 0; k < e->parts; ++k) c.read.push_back(here.path_for(e->step, k, e->parts));
-    } else {
-      c.read.push_back(how);
-    }
+    c.read = io::checkpoint_files(how);
     return {c};
   }
   const bool none = how == "none";

@@ -170,6 +170,19 @@ def scenario_two_levels(args, hosts):
     check(resumed_step(text) == steps and "(+1 parts)" in text,
           f"4 ranks on one host did not resume from the 2 parts of step {steps}")
     same_datasets(ckpt_path(ref, name, 300), ckpt_path(one, name, 300), "/particles")
+    # --restart naming one part reads all of them; `stratus info` on a part shows the whole.
+    named = os.path.join(base, "named")
+    shutil.copytree(two, named)
+    text = run([args.mpiexec, "-n", "4"] + args.preflags + common +
+               ["--set=run.steps=300", "--output-dir", named, "--restart",
+                parts_of(os.path.join(named, "checkpoints"), name, steps)[1]], ENV,
+               os.path.join(base, "named.log"))
+    check(resumed_step(text) == steps, "--restart naming part 1 did not resume at its step")
+    same_datasets(ckpt_path(ref, name, 300), ckpt_path(named, name, 300), "/particles")
+    info = run([args.stratus, "info", parts_of(durable, name, steps)[0], "--verify"], ENV,
+               os.path.join(base, "info.log"))
+    check("Parts:          2 files" in info and "step 200" in info,
+          f"stratus info on a part does not report the whole checkpoint:\n{info}")
     # The durable level lost its copies of step 200 (a flush never done): the same two hosts
     # resume from their node-local disks, each copying its part to the durable level first.
     for p in parts_of(durable, name, steps):

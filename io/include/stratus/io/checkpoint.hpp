@@ -236,6 +236,10 @@ inline std::uint64_t checksum64(const std::string& text) {
   return checksum64(text.data(), text.size());
 }
 
+/// The files of the checkpoint `path` belongs to: every part when it is one of several
+/// (NAME.stepS.partKofH.h5: its sibling parts in the same directory), else just `path`.
+std::vector<std::string> checkpoint_files(const std::string& path);
+
 /// The checkpoints of one run in one directory: DIR/NAME.stepSSSSSSSSSSSS.h5.
 class CheckpointStore {
  public:
