@@ -17,6 +17,8 @@ Scenarios:
                 durable level in the background (throttled, so that losses fall mid-copy); host
                 1's disk is lost with it; the resume loses nothing the run had announced
                 durable.
+  slurm-requeue a Slurm cluster of 3 test hosts; a 2-node job loses a node (not the batch host,
+                then the batch host) and is requeued onto another node set, resuming bitwise.
   launch-loss   host 1 frozen while mpiexec starts its daemons: tools/stratus-mpiexec must end
                 the launch (STRATUS_LAUNCH_TIMEOUT) with exit 1, and the run on host 0 finish.
 Exit 77 (a skip ctest shows) when this machine cannot make test hosts (not root).
@@ -339,6 +341,105 @@ def scenario_host_loss(args, hosts, two_levels=False):
               f"{'copy to the durable level' if two_levels else 'checkpoint write'}")
 
 
+def attempt_before(text):
+    """The log of the attempt before the last one."""
+    parts = text.split("===== Stratus job")
+    return parts[-2] if len(parts) >= 3 else ""
+
+
+def scenario_slurm_requeue(args, hosts):
+    """A Slurm cluster of the 3 test hosts (one slurmd each): an euler job on 2 nodes x 2 ranks
+    with two checkpoint levels (`stratus submit --spot`) loses one of its nodes, every process
+    of it killed: first a node that is not the batch host (the jobscript finds it does not
+    answer and requeues the job without it), then the batch host itself (Slurm finds the node
+    down and requeues the job). Each time the requeued job runs on a different node set,
+    resumes from the newest durable checkpoint and finishes bitwise equal to 4 ranks that were
+    never interrupted."""
+    from slurm_netns import NetnsSlurm
+    if not shutil.which("slurmctld", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"):
+        print("SKIPPED: Slurm is not installed (tools/setup.sh installs slurm-wlm)", file=sys.stderr)
+        sys.exit(SKIP)
+    steps, every = 4000, 100
+    name = "euler_small"
+    base = os.path.join(args.work, "slurm-requeue")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    settings = [f"run.steps={steps}", f"checkpoint.every={every}", "checkpoint.interval=off",
+                "run.hang_timeout=\"10s\"", "output.progress_every=\"0.2s\""]
+    ref = os.path.join(base, "reference")
+    run([args.mpiexec, "-n", "4"] + args.preflags + [args.stratus, "run", EULER_DECK,
+                                                     "--restart=none", "--output-dir", ref] +
+        [f"--set={x}" for x in settings], ENV, os.path.join(base, "reference.log"))
+    with NetnsSlurm(hosts, os.path.join(args.work, "slurm-cluster")) as cluster:
+        env = hosts.env(cluster.env)
+        for batch_host_lost in (False, True):
+            tag = "batch-host" if batch_host_lost else "other-node"
+            work = os.path.join(base, tag)
+            os.makedirs(work)
+            out = os.path.join(work, "out")
+            for i in range(hosts.count):
+                shutil.rmtree(os.path.join(hosts.local[i], "ckpt"), ignore_errors=True)
+            cmd = [args.stratus, "submit", EULER_DECK, "--nodes", "2", "--ntasks-per-node", "2",
+                   "--spot", "--output-dir", out, "--time", "10"] + \
+                [f"--set={x}" for x in settings] + \
+                [f"--set=checkpoint.local=\"{os.path.join(hosts.node_local, 'ckpt')}\""]
+            p = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=60)
+            check(p.returncode == 0, f"stratus submit exited {p.returncode}:\n{p.stderr}")
+            job = int(re.search(r"submitted job (\d+)", p.stderr).group(1))
+            log = os.path.join(work, f"{name}.{job}.out")
+            # Lose a node once a checkpoint is durable and the run is well on its way.
+            end = time.time() + 120
+            while time.time() < end:
+                announced, _ = durable_steps(log) if os.path.exists(log) else ([], [])
+                if announced and max(announced) >= 3 * every:
+                    break
+                check(cluster.job(job).get("JobState") in ("PENDING", "RUNNING", "CONFIGURING"),
+                      f"job {job}: {cluster.job(job).get('JobState')} before any loss:\n"
+                      f"{open(log).read()[-3000:] if os.path.exists(log) else ''}")
+                time.sleep(0.1)
+            check(announced and max(announced) >= 3 * every,
+                  f"job {job}: no durable checkpoint after 120 s")
+            info = cluster.job(job)
+            nodes = subprocess.run(["scontrol", "show", "hostnames", info["NodeList"]], env=env,
+                                   capture_output=True, text=True).stdout.split()
+            victim = info["BatchHost"] if batch_host_lost else \
+                next(n for n in nodes if n != info["BatchHost"])
+            reached = last_progress_step(log)
+            newest = max(durable_steps(log)[0])
+            lost_at = time.time()
+            hosts.kill(cluster.nodes.index(victim))
+            final = cluster.wait_job(job, timeout=300)
+            text = open(log).read()
+            check(final.get("JobState") == "COMPLETED" and int(final.get("Restarts", 0)) >= 1,
+                  f"job {job} after losing {victim}: {final.get('JobState')}, restarts "
+                  f"{final.get('Restarts')}:\n{text[-4000:]}")
+            last_nodes = subprocess.run(["scontrol", "show", "hostnames", final["NodeList"]],
+                                        env=env, capture_output=True, text=True).stdout.split()
+            check(victim not in last_nodes, f"job {job} ran again on the lost node {victim}")
+            attempt = text.rsplit("===== Stratus job", 1)[-1]
+            resumed = resumed_step(attempt)
+            check(resumed >= newest, f"job {job} resumed at step {resumed}, but step {newest} "
+                  "had been announced durable before the loss")
+            # The last attempt ran on 2 nodes with a node-local level: the parts of each host.
+            same_as_parts(ckpt_path(ref, name, steps),
+                          parts_of(os.path.join(out, "checkpoints"), name, steps), "/fields")
+            by_script = "requeueing job" in attempt_before(text)
+            # Another node lost: the jobscript finds it silent and requeues (Slurm would notice
+            # only after SlurmdTimeout). The batch host lost: the jobscript is gone with it, and
+            # Slurm requeues the job on the node failure.
+            check(by_script != batch_host_lost,
+                  f"job {job}: expected the requeue from "
+                  f"{'Slurm' if batch_host_lost else 'the jobscript'}:\n{attempt_before(text)[-3000:]}")
+            how = "requeued by the jobscript" if by_script else "requeued by Slurm (node failure)"
+            print(f"slurm, {'the batch host' if batch_host_lost else 'a node other than the batch host'} "
+                  f"lost: job {job} on {','.join(nodes)} lost {victim} at step ~{reached} "
+                  f"(newest durable {newest}); {how} (restarts {final.get('Restarts')}) onto "
+                  f"{','.join(last_nodes)} in {time.time() - lost_at:.0f} s to the end, resumed "
+                  f"from step {resumed}, finished bitwise equal to the uninterrupted run")
+            hosts.replace(cluster.nodes.index(victim))
+            cluster.restart_node(victim)
+
+
 def launch_with_host1_frozen(cmd, env, cwd, log_path, hosts):
     """Starts cmd, freezes host 1 the moment its first process shows (while mpiexec starts its
     daemons) and returns the Popen and the time of the freeze."""
@@ -407,7 +508,7 @@ def scenario_launch_loss(args, hosts):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=["same-results", "host-loss", "host-loss-two-levels",
-                                         "launch-loss"])
+                                         "launch-loss", "slurm-requeue"])
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
@@ -421,11 +522,13 @@ def main():
         sys.exit(SKIP)
     os.makedirs(args.work, exist_ok=True)
     try:
-        with NetnsHosts(2, os.path.join(args.work, f"hosts-{args.scenario}")) as hosts:
+        count = 3 if args.scenario == "slurm-requeue" else 2
+        with NetnsHosts(count, os.path.join(args.work, f"hosts-{args.scenario}")) as hosts:
             {"same-results": scenario_same_results,
              "host-loss": scenario_host_loss,
              "host-loss-two-levels": lambda a, h: scenario_host_loss(a, h, two_levels=True),
-             "launch-loss": scenario_launch_loss}[args.scenario](args, hosts)
+             "launch-loss": scenario_launch_loss,
+             "slurm-requeue": scenario_slurm_requeue}[args.scenario](args, hosts)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)
         sys.exit(1)
