@@ -157,11 +157,15 @@ std::vector<RestartCandidate> assemble(const Context& ctx, const Levels& levels,
     set.resize(static_cast<std::size_t>(f.entry.parts));
     set[static_cast<std::size_t>(f.entry.part)].push_back(&f);
   }
-  // A node-local file is read in place only when every rank of this run sees that disk.
   const bool one_host = levels.layout.hosts() == 1;
   std::vector<RestartCandidate> out;
   for (auto it = sets.rbegin(); it != sets.rend(); ++it) {
     const auto [step, parts] = it->first;
+    // A whole node-local file is read in place when every rank of this run sees that disk (it
+    // is copied to the durable level in the background once the run goes on). Otherwise a
+    // part only a node-local disk holds is copied to the durable level first, so that the
+    // durable level holds the whole checkpoint before the run goes on.
+    const bool in_place = one_host && parts == 1;
     RestartCandidate c;
     c.step = step;
     std::vector<std::string> fetched;
@@ -179,10 +183,10 @@ std::vector<RestartCandidate> assemble(const Context& ctx, const Levels& levels,
       const Found* pick = copies.front();
       for (const Found* f : copies) {
         c.files.push_back({f->holder, f->entry.path});
-        // One host: the node-local copy is the faster read. Several: the durable one.
-        if (f->durable != one_host) pick = f;
+        // In place: the node-local copy is the faster read. Otherwise the durable one.
+        if (f->durable != in_place) pick = f;
       }
-      if (pick->durable || one_host) {
+      if (pick->durable || in_place) {
         c.read.push_back(pick->entry.path);
         any_local = any_local || !pick->durable;
       } else {
