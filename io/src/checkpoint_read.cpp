@@ -652,22 +652,19 @@ ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>&
     read_box(e.name, e.type == "float64", start, count, values.data());
     return static_cast<int>(ncomp);
   };
-  for (const auto& name : reals) {
-    const auto& e = entry_of(m, "/particles/" + name, path_);
-    if (e.type != "float64")
-      throw InputError(fmt::format("{}: {} is {}, expected float64", path_, e.name, e.type));
-    ParticleColumns::Reals c{name, 1, {}};
-    c.ncomp = rows(e, c.values);
-    out.reals.push_back(std::move(c));
-  }
-  for (const auto& name : ints) {
-    const auto& e = entry_of(m, "/particles/" + name, path_);
-    if (e.type != "int64")
-      throw InputError(fmt::format("{}: {} is {}, expected int64", path_, e.name, e.type));
-    ParticleColumns::Ints c{name, 1, {}};
-    c.ncomp = rows(e, c.values);
-    out.ints.push_back(std::move(c));
-  }
+  // Each named column of the expected type ("float64" into reals, "int64" into ints).
+  const auto columns = [&](const std::vector<std::string>& names, const char* type, auto& into) {
+    for (const auto& name : names) {
+      const auto& e = entry_of(m, "/particles/" + name, path_);
+      if (e.type != type)
+        throw InputError(fmt::format("{}: {} is {}, expected {}", path_, e.name, e.type, type));
+      auto& c = into.emplace_back();
+      c.name = name;
+      c.ncomp = rows(e, c.values);
+    }
+  };
+  columns(reals, "float64", out.reals);
+  columns(ints, "int64", out.ints);
   return out;
 }
 

@@ -48,30 +48,6 @@ std::string Levels::dirs() const {
 
 namespace {
 
-/// Rank 0 receives every rank's `text` (in rank order); other ranks get nothing.
-std::vector<std::string> gather_text(MPI_Comm comm, const std::string& text) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int length = static_cast<int>(text.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(lengths.size());
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string all(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
-  MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-              0, comm);
-  std::vector<std::string> out;
-  if (rank == 0)
-    for (int r = 0; r < size; ++r)
-      out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
-                               static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
-  return out;
-}
-
 /// Rank 0's text to every rank.
 std::string bcast_text(MPI_Comm comm, std::string text) {
   auto n = static_cast<long long>(text.size());

@@ -1,5 +1,6 @@
 #include "run_report.hpp"
 
+#include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/memory.hpp"
@@ -202,22 +203,10 @@ double flush_overlap(const RunRecord& r) {
 
 /// Every rank's first warnings, on rank 0: distinct texts in order, each with its count.
 std::vector<std::pair<std::string, int>> gather_warnings(MPI_Comm comm, const Logger& log) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   std::string mine;
   for (const auto& w : log.first_warnings()) mine += w + '\x1e';
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    offsets[static_cast<std::size_t>(r)] = total;
-    total += lengths[static_cast<std::size_t>(r)];
-  }
-  std::string all(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-              0, comm);
+  std::string all;
+  for (const auto& text : gather_text(comm, mine)) all += text;
   std::vector<std::pair<std::string, int>> out;
   std::size_t pos = 0;
   while (pos < all.size()) {

@@ -145,6 +145,25 @@ ParticleColumns scattered_particles(std::int64_t n) {
   return c;
 }
 
+/// A 5 x 4 x 3 field (one ghost layer) split along x over the ranks, value 100 i + 10 j + k.
+struct SplitField {
+  std::array<std::int64_t, 3> cells{5, 4, 3};
+  stratus::GridBlock block{{0, 0, 0}, cells};
+  stratus::Field3D u;
+  stratus::Field3D::HostMirror h;
+  SplitField() {
+    block.begin[0] = stratus::io::row_block(5, rank(), size()).first;
+    block.extent[0] = stratus::io::row_block(5, rank(), size()).count;
+    u = stratus::Field3D("u", block.extent[0] + 2, 6, 5);
+    h = Kokkos::create_mirror_view(u);
+    for (std::int64_t i = 0; i < block.extent[0]; ++i)
+      for (int j = 0; j < 4; ++j)
+        for (int k = 0; k < 3; ++k)
+          h(i + 1, j + 1, k + 1) = 100.0 * static_cast<double>(block.begin[0] + i) + 10 * j + k;
+    Kokkos::deep_copy(u, h);
+  }
+};
+
 CheckpointWriter& fill(CheckpointWriter& w, std::int64_t n) {
   w.write_particles(scattered_particles(n));
   w.put("chain", std::vector<double>{1.0 / 3.0, -2.5e-300, 7.0});
@@ -156,18 +175,8 @@ TEST_F(CheckpointIo, ParticlesFieldsAndStateRoundTripAtAnyRankCount) {
   const std::string path = file("round.h5");
   const std::int64_t n = 1003;
   const stratus::io::CheckpointInfo info{"md", 17, 0.085, 0.005, "lj", "2x1x1", "Serial"};
-  // A 5 x 4 x 3 field split along x.
-  const std::array<std::int64_t, 3> cells{5, 4, 3};
-  stratus::GridBlock block{{0, 0, 0}, cells};
-  block.begin[0] = stratus::io::row_block(5, rank(), size()).first;
-  block.extent[0] = stratus::io::row_block(5, rank(), size()).count;
-  stratus::Field3D u("u", block.extent[0] + 2, 6, 5);
-  auto h = Kokkos::create_mirror_view(u);
-  for (std::int64_t i = 0; i < block.extent[0]; ++i)
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 3; ++k)
-        h(i + 1, j + 1, k + 1) = 100.0 * (block.begin[0] + i) + 10 * j + k;
-  Kokkos::deep_copy(u, h);
+  const SplitField f;
+  const auto& [cells, block, u, h] = f;
   {
     CheckpointWriter w(comm(), path, "[run]\nsolver = \"md\"\n", info);
     fill(w, n).write_field("u", stratus::grid_array(u), 1, block, cells);
@@ -239,22 +248,12 @@ Contents read_all(MPI_Comm c, const std::vector<std::string>& paths) {
 void write_parts(const std::string& path, MPI_Comm group_comm, stratus::io::CheckpointPart part,
                  std::int64_t step) {
   const stratus::io::CheckpointInfo info{"md", step, 0.085, 0.005, "lj", "2x1x1", "Serial"};
-  const std::array<std::int64_t, 3> cells{5, 4, 3};
-  stratus::GridBlock block{{0, 0, 0}, cells};
-  block.begin[0] = stratus::io::row_block(5, rank(), size()).first;
-  block.extent[0] = stratus::io::row_block(5, rank(), size()).count;
-  stratus::Field3D u("u", block.extent[0] + 2, 6, 5);
-  auto h = Kokkos::create_mirror_view(u);
-  for (std::int64_t i = 0; i < block.extent[0]; ++i)
-    for (int j = 0; j < 4; ++j)
-      for (int k = 0; k < 3; ++k)
-        h(i + 1, j + 1, k + 1) = 100.0 * (block.begin[0] + i) + 10 * j + k;
-  Kokkos::deep_copy(u, h);
+  const SplitField f;
   const std::string deck = "[run]\nsolver = \"md\"\n";
   auto w = group_comm == MPI_COMM_NULL
                ? std::make_unique<CheckpointWriter>(comm(), path, deck, info)
                : std::make_unique<CheckpointWriter>(comm(), group_comm, part, path, deck, info);
-  fill(*w, 1003).write_field("u", stratus::grid_array(u), 1, block, cells);
+  fill(*w, 1003).write_field("u", stratus::grid_array(f.u), 1, f.block, f.cells);
   w->commit();
 }
 

@@ -28,6 +28,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -198,10 +199,39 @@ def scenario_two_levels(args, hosts):
     check(all(os.path.exists(p) for p in parts_of(durable, name, 300)),
           "the continued run's last checkpoint is not durable")
     same_as_parts(ckpt_path(ref, name, 300), parts_of(durable, name, 300), "/particles")
+    # A stop (SIGTERM to the launcher, forwarded to the ranks) waits for every host's copy of
+    # its checkpoint: both parts are on the durable level before exit 75.
+    stop_out = os.path.join(base, "stopped")
+    env = hosts.env(ENV)
+    env["STRATUS_MPIEXEC"] = args.mpiexec
+    launch = hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common + \
+        ["--set=run.steps=20000", f"--set=checkpoint.local=\"{local}\"", "--restart=none",
+         "--output-dir", stop_out]
+    log_path = os.path.join(base, "stopped.log")
+    with open(log_path, "w") as log:
+        p = subprocess.Popen([WRAPPER] + launch[1:], env=env, stdout=log, stderr=subprocess.STDOUT)
+        end = time.time() + 120
+        while time.time() < end and p.poll() is None and \
+                not any(s >= 100 for s in durable_steps(log_path)[0]):
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=120)
+    text = open(log_path).read()
+    # (tools/stratus-mpiexec hands the ranks SIGUSR1: Open MPI forwards it to every rank.)
+    m = re.search(r"signal \(SIG\w+\) at step (\d+): checkpoint (\S+) \(and 1 more parts\)", text)
+    check(rc == 75 and m, f"SIGTERM on 2 hosts with two levels: exit {rc} (expected 75 and the "
+          f"stop's checkpoint named):\n{text[-3000:]}")
+    stopped = int(m.group(1))
+    check(all(os.path.exists(q) for q in parts_of(os.path.join(stop_out, "checkpoints"), name,
+                                                   stopped)),
+          f"the stop's checkpoint (step {stopped}) is not on the durable level in both parts")
+    check(re.search(rf"step {stopped} is durable \(all 2 parts", text),
+          "the log does not say the stop's checkpoint became durable before the exit")
     print(f"checkpoint.local on 2 hosts x 2 ranks: each host wrote its own part on its own disk and "
           f"copied it (durable in both); the parts resumed 4 ranks on one host, bitwise equal to "
           f"4 ranks throughout at step 300; with the durable copies gone, the two hosts resumed "
-          f"from their node-local parts")
+          f"from their node-local parts; SIGTERM at step {stopped}: both parts durable before "
+          f"exit 75")
 
 
 def last_progress_step(log):
