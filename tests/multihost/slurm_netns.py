@@ -100,25 +100,9 @@ PartitionName=test Nodes={','.join(self.nodes)} Default=YES MaxTime=INFINITE Sta
         with open(self.conf, "w") as f:
             f.write(conf)
 
-    def stop_leftovers(self):
-        pids = [self._kill_pid_file(self.pid_file(d), d) for d in ("slurmctld", "munged")]
-        pids += [self._kill_pid_file(self.pid_file(f"slurmd.{n}"), "slurmd") for n in self.nodes]
-        self._wait_gone([p for p in pids if p])
-
-    def stop(self):
-        if not self.started:
-            return []
-        if "slurmctld" in self.started:
-            subprocess.run(["scancel", "--full", "--user=root"], env=self.env, capture_output=True)
-        pids = []
-        for d in self.started:
-            name = "slurmd" if d.startswith("slurmd.") else d
-            pid = self._kill_pid_file(self.pid_file(d), name)
-            if pid:
-                pids.append(pid)
-        self._wait_gone(pids)
-        self.started = []
-        return pids
+    def daemons(self):
+        return [("slurmctld", "slurmctld"), ("munged", "munged")] + \
+            [(f"slurmd.{n}", "slurmd") for n in self.nodes]
 
     def restart_node(self, node):
         """Starts node's slurmd again (its host replaced by a new instance) and waits until Slurm

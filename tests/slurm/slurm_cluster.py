@@ -188,9 +188,13 @@ PartitionName=fallback Nodes={self.host} Default=NO MaxTime=INFINITE State=UP
             if os.path.exists(f"/proc/{pid}"):
                 os.kill(pid, signal.SIGKILL)
 
+    def daemons(self):
+        """(pid file name, process name) of every daemon of this cluster."""
+        return [(d, d) for d in DAEMONS]
+
     def stop_leftovers(self):
         """Daemons of an earlier run in the same directory (killed before it could stop them)."""
-        pids = [self._kill_pid_file(self.pid_file(d), d) for d in DAEMONS]
+        pids = [self._kill_pid_file(self.pid_file(key), name) for key, name in self.daemons()]
         self._wait_gone([p for p in pids if p])
 
     def stop(self):
@@ -199,7 +203,8 @@ PartitionName=fallback Nodes={self.host} Default=NO MaxTime=INFINITE State=UP
             return []
         if "slurmctld" in self.started:
             subprocess.run(["scancel", "--full", "--user=root"], env=self.env, capture_output=True)
-        pids = [self._kill_pid_file(self.pid_file(d), d) for d in DAEMONS if d in self.started]
+        pids = [self._kill_pid_file(self.pid_file(key), name) for key, name in self.daemons()
+                if key in self.started]
         pids = [p for p in pids if p]
         self._wait_gone(pids)
         self.started = []
