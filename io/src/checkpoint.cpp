@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 namespace stratus::io {
 
@@ -142,11 +143,14 @@ std::uint64_t checksum64(const void* data, std::size_t bytes) {
 namespace detail {
 
 std::string block_line(const std::string& dataset, const std::vector<hsize_t>& start,
-                       const std::vector<hsize_t>& count, std::uint64_t checksum) {
+                       const std::vector<hsize_t>& count, std::uint64_t checksum,
+                       std::optional<std::uint64_t> stored_at) {
   std::string line = "block " + dataset;
   for (const auto v : start) line += fmt::format(" {}", v);
   for (const auto v : count) line += fmt::format(" {}", v);
-  return line + fmt::format(" {:016x}", checksum);
+  line += fmt::format(" {:016x}", checksum);
+  if (stored_at) line += fmt::format(" @{}", *stored_at);
+  return line;
 }
 
 }  // namespace detail
@@ -295,15 +299,38 @@ std::string put_state(hid_t file, MPI_Comm comm, const std::string& path, const 
                             checksum64(values.data(), values.size() * sizeof(T)));
 }
 
+/// Where a part stores a block: its values, in C order, at `offset` of a 1D dataset of
+/// `total` values (docs/file-formats.md, parts). Whole checkpoints store blocks in place.
+struct Flat {
+  std::uint64_t offset = 0, total = 0;
+};
+
+/// This rank's Flat placement of `mine` values in a part written over `file_comm` (the ranks'
+/// blocks one after another, in rank order).
+Flat flat_placement(MPI_Comm file_comm, std::uint64_t mine) {
+  Flat f;
+  int rank = 0;
+  MPI_Comm_rank(file_comm, &rank);
+  MPI_Exscan(&mine, &f.offset, 1, MPI_UINT64_T, MPI_SUM, file_comm);
+  if (rank == 0) f.offset = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_Allreduce(&mine, &f.total, 1, MPI_UINT64_T, MPI_SUM, file_comm);
+  return f;
+}
+
 /// Creates /particles/NAME (n_global, ncomp) and writes rows [first, first + count) from `rows`;
-/// returns this rank's block line ("" for no rows).
+/// returns this rank's block line ("" for no rows). With `flat` (a part), the dataset is 1D of
+/// flat->total values and the rows go to [flat->offset, flat->offset + count * ncomp).
 template <class T>
 std::string put_rows(hid_t file, const std::string& path, const std::string& dataset,
                      std::int64_t n_global, int ncomp, RowBlock block, const std::vector<T>& rows,
-                     hid_t file_type, hid_t mem_type) {
-  const std::vector<hsize_t> dims{static_cast<hsize_t>(n_global), static_cast<hsize_t>(ncomp)};
-  Handle file_space(
-      checked(H5Screate_simple(2, dims.data(), nullptr), path, "creating a dataspace"), H5Sclose);
+                     hid_t file_type, hid_t mem_type, const Flat* flat = nullptr) {
+  const std::vector<hsize_t> dims =
+      flat != nullptr
+          ? std::vector<hsize_t>{flat->total}
+          : std::vector<hsize_t>{static_cast<hsize_t>(n_global), static_cast<hsize_t>(ncomp)};
+  Handle file_space(checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                            path, "creating a dataspace"),
+                    H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
   const Handle dcpl = detail::no_fill_dcpl(path);
@@ -323,8 +350,12 @@ std::string put_rows(hid_t file, const std::string& path, const std::string& dat
     checked(H5Sselect_none(file_space), path, "selecting nothing");
     checked(H5Sselect_none(mem_space), path, "selecting nothing");
   } else {
-    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                nullptr),
+    const hsize_t at[1] = {flat != nullptr ? flat->offset : 0};
+    const hsize_t run[1] = {count[0] * count[1]};
+    checked(flat != nullptr
+                ? H5Sselect_hyperslab(file_space, H5S_SELECT_SET, at, nullptr, run, nullptr)
+                : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr,
+                                      count.data(), nullptr),
             path, "selecting rows of " + dataset);
   }
   Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
@@ -334,8 +365,9 @@ std::string put_rows(hid_t file, const std::string& path, const std::string& dat
                    block.count == 0 ? &unused : rows.data()),
           path, "writing " + dataset);
   if (block.count == 0) return {};
-  return detail::block_line(dataset, start, count,
-                            checksum64(rows.data(), rows.size() * sizeof(T)));
+  return detail::block_line(
+      dataset, start, count, checksum64(rows.data(), rows.size() * sizeof(T)),
+      flat != nullptr ? std::optional<std::uint64_t>(flat->offset) : std::nullopt);
 }
 
 }  // namespace
@@ -416,19 +448,26 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
                   rows.begin() + static_cast<std::ptrdiff_t>(slot[i] * ncomp));
     return rows;
   };
+  // A part holds only its ranks' rows, one block after another (compact: no space for the
+  // rows of other parts).
+  const auto placed = [&](int ncomp) {
+    return flat_placement(
+        file_comm_, static_cast<std::uint64_t>(block.count) * static_cast<std::uint64_t>(ncomp));
+  };
+  const auto write = [&](const auto& columns, const char* type, hid_t file_type, hid_t mem_type) {
+    for (const auto& c : columns) {
+      const std::string dataset = "/particles/" + c.name;
+      const Flat flat = part_.whole() ? Flat{} : placed(c.ncomp);
+      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
+                                 place(c.values, c.ncomp), file_type, mem_type,
+                                 part_.whole() ? nullptr : &flat));
+      manifest_.push_back(fmt::format("dataset {} {} {} {}", dataset, type, n, c.ncomp));
+      if (!part_.whole()) manifest_.push_back(fmt::format("stored {} {}", dataset, flat.total));
+    }
+  };
   agreed(comm_, [&] {
-    for (const auto& c : mine.reals) {
-      const std::string dataset = "/particles/" + c.name;
-      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
-                                 place(c.values, c.ncomp), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE));
-      manifest_.push_back(fmt::format("dataset {} float64 {} {}", dataset, n, c.ncomp));
-    }
-    for (const auto& c : mine.ints) {
-      const std::string dataset = "/particles/" + c.name;
-      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
-                                 place(c.values, c.ncomp), H5T_STD_I64LE, H5T_NATIVE_INT64));
-      manifest_.push_back(fmt::format("dataset {} int64 {} {}", dataset, n, c.ncomp));
-    }
+    write(mine.reals, "float64", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+    write(mine.ints, "int64", H5T_STD_I64LE, H5T_NATIVE_INT64);
   });
 }
 
@@ -441,9 +480,15 @@ void CheckpointWriter::write_field(const std::string& name, const GridArray& fie
                                   static_cast<hsize_t>(global_cells[2])};
   const std::string dataset = "/fields/" + name;
   std::uint64_t sum = 0;
+  // A part holds only its ranks' boxes, one after another (compact).
+  const Flat flat = part_.whole()
+                        ? Flat{}
+                        : flat_placement(file_comm_, static_cast<std::uint64_t>(block.cells()));
+  const detail::FlatPlacement placement{flat.offset, flat.total};
   agreed(comm_, [&] {
     detail::write_field_block(file_comm_, static_cast<hid_t>(file_), partial_, dataset, field,
-                              ghost, block, global_cells, &sum);
+                              ghost, block, global_cells, &sum,
+                              part_.whole() ? nullptr : &placement);
   });
   if (block.cells() > 0)
     blocks_.push_back(detail::block_line(
@@ -452,8 +497,9 @@ void CheckpointWriter::write_field(const std::string& name, const GridArray& fie
          static_cast<hsize_t>(block.begin[2])},
         {static_cast<hsize_t>(block.extent[0]), static_cast<hsize_t>(block.extent[1]),
          static_cast<hsize_t>(block.extent[2])},
-        sum));
+        sum, part_.whole() ? std::nullopt : std::optional<std::uint64_t>(flat.offset)));
   manifest_.push_back(fmt::format("dataset {} float64{}", dataset, shape_text(dims)));
+  if (!part_.whole()) manifest_.push_back(fmt::format("stored {} {}", dataset, flat.total));
 }
 
 std::uint64_t CheckpointWriter::commit() {

@@ -27,12 +27,17 @@ namespace detail {
 struct CheckpointManifest {
   struct Dataset {
     std::string name, type;
-    std::vector<hsize_t> dims;
+    std::vector<hsize_t> dims;    ///< the global shape
+    std::vector<hsize_t> stored;  ///< a part's compact 1D dataset ({total}); empty: dims
+    [[nodiscard]] const std::vector<hsize_t>& file_dims() const {
+      return stored.empty() ? dims : stored;
+    }
   };
   struct Block {
     std::string dataset;
     std::vector<hsize_t> start, count;
     std::uint64_t checksum = 0;
+    std::optional<hsize_t> at;  ///< a part: the block's values, in C order, from here on
   };
   int version = 0;
   std::uint64_t deck_hash = 0;
@@ -71,6 +76,12 @@ std::int64_t int_attribute(hid_t file, const char* name, std::int64_t missing) {
   std::int64_t value = missing;
   rchecked(H5Aread(attr, H5T_NATIVE_INT64, &value), name);
   return value;
+}
+
+hsize_t volume(const std::vector<hsize_t>& count) {
+  hsize_t n = 1;
+  for (const auto c : count) n *= c;
+  return n;
 }
 
 Manifest parse_manifest(const std::string& text) {
@@ -113,11 +124,29 @@ Manifest parse_manifest(const std::string& text) {
         if (b.start[a] + b.count[a] > it->dims[a])
           throw ReadFailure("the manifest has a block outside its dataset: " + line);
       b.checksum = std::strtoull(hex.c_str(), nullptr, 16);
+      std::string at;
+      if (words >> at) {
+        hsize_t offset = 0;
+        const auto [ptr, ec] = std::from_chars(at.data() + 1, at.data() + at.size(), offset);
+        if (at.size() < 2 || at[0] != '@' || ec != std::errc() || ptr != at.data() + at.size() ||
+            it->stored.size() != 1 || offset + volume(b.count) > it->stored[0])
+          throw ReadFailure("the manifest has a malformed line: " + line);
+        b.at = offset;
+      }
       m.blocks.push_back(std::move(b));
     } else if (kind == "info") {
       std::string key, value;
       words >> key >> value;
       m.info.emplace_back(key, value == "-" ? std::string() : value);
+    } else if (kind == "stored") {
+      std::string name;
+      hsize_t total = 0;
+      words >> name >> total;
+      const auto it = std::find_if(m.datasets.begin(), m.datasets.end(),
+                                   [&](const DatasetEntry& e) { return e.name == name; });
+      if (!words || it == m.datasets.end() || m.part.whole())
+        throw ReadFailure("the manifest has a malformed line: " + line);
+      it->stored = {total};
     } else if (kind == "dataset") {
       DatasetEntry e;
       words >> e.name >> e.type;
@@ -131,13 +160,14 @@ Manifest parse_manifest(const std::string& text) {
     }
   }
   if (m.version == 0) throw ReadFailure("the manifest has no version line");
+  for (const auto& b : m.blocks)
+    for (const auto& e : m.datasets)
+      if (e.name == b.dataset && e.stored.empty() == b.at.has_value())
+        throw ReadFailure(
+            fmt::format("the manifest's block of {} at [{}] does not say where the "
+                        "part stores it",
+                        b.dataset, fmt::join(b.start, ", ")));
   return m;
-}
-
-hsize_t volume(const std::vector<hsize_t>& count) {
-  hsize_t n = 1;
-  for (const auto c : count) n *= c;
-  return n;
 }
 
 /// Every element of every dataset must be covered by a checksummed block of one of the
@@ -458,9 +488,9 @@ void CheckpointReader::verify() {
         Handle space(rchecked(H5Dget_space(dset), e.name), H5Sclose);
         std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
         rchecked(H5Sget_simple_extent_dims(space, dims.data(), nullptr), e.name);
-        if (dims != e.dims)
+        if (dims != e.file_dims())
           throw ReadFailure(fmt::format("dataset {} has shape [{}], the manifest says [{}]", e.name,
-                                        fmt::join(dims, ", "), fmt::join(e.dims, ", ")));
+                                        fmt::join(dims, ", "), fmt::join(e.file_dims(), ", ")));
       }
     }
     // Every block of every file checked by one rank, dealt out in turn.
@@ -488,27 +518,30 @@ void CheckpointReader::verify() {
       if (b.start.size() != e.dims.size() || b.count.size() != e.dims.size() || b.count.empty())
         throw ReadFailure("the manifest's block of " + b.dataset + " does not match its shape");
       // In slabs along the first axis through one bounded buffer, checksummed as they come;
-      // the kernel is told kReadAhead slabs in advance which ones come next.
+      // the kernel is told kReadAhead slabs in advance which ones come next. A part's block is
+      // one run of its 1D dataset: read as such.
+      const std::vector<hsize_t> first = b.at ? std::vector<hsize_t>{*b.at} : b.start;
+      const std::vector<hsize_t> extent = b.at ? std::vector<hsize_t>{volume(b.count)} : b.count;
       hsize_t inner = 1;
-      for (std::size_t a = 1; a < b.count.size(); ++a) inner *= b.count[a];
+      for (std::size_t a = 1; a < extent.size(); ++a) inner *= extent[a];
       const hsize_t per_slab =
           std::max<hsize_t>(1, detail::kSlabBytes / (8 * std::max<hsize_t>(inner, 1)));
       const auto slab = [&](hsize_t r) {
-        auto start = b.start;
-        auto count = b.count;
+        auto start = first;
+        auto count = extent;
         start[0] += r;
-        count[0] = std::min(per_slab, b.count[0] - r);
+        count[0] = std::min(per_slab, extent[0] - r);
         return std::make_pair(start, count);
       };
       const auto announce = [&](hsize_t r) {
-        if (r >= b.count[0]) return;
+        if (r >= extent[0]) return;
         const auto [start, count] = slab(r);
-        ahead->will_need(dset, e.dims, start, count, 8);
+        ahead->will_need(dset, e.file_dims(), start, count, 8);
       };
       constexpr hsize_t kReadAhead = 4;
       for (hsize_t s = 0; s < kReadAhead; ++s) announce(s * per_slab);
       Checksum64 sum;
-      for (hsize_t r = 0; r < b.count[0]; r += per_slab) {
+      for (hsize_t r = 0; r < extent[0]; r += per_slab) {
         announce(r + kReadAhead * per_slab);
         const auto [start, count] = slab(r);
         const std::size_t bytes = read_block(dset, b.dataset, type, 8, start, count, buffer);
@@ -589,23 +622,27 @@ void CheckpointReader::read_box(const std::string& name, bool real,
   if (volume(n) == 0) return;
   const hid_t type = real ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
   hsize_t read = 0;
+  struct Piece {
+    std::vector<hsize_t> a, c;               // the overlap: first index and extent
+    const Manifest::Block* block = nullptr;  // a part's block (stored as one 1D run)
+  };
   for (const auto& f : files_) {
     // A whole file holds every value: one read. A part holds its blocks: their overlaps.
-    std::vector<std::pair<std::vector<hsize_t>, std::vector<hsize_t>>> pieces;
+    std::vector<Piece> pieces;
     if (f->manifest.part.whole()) {
-      pieces.emplace_back(lo, n);
+      pieces.push_back({lo, n, nullptr});
     } else {
       for (const auto& b : f->manifest.blocks) {
         if (b.dataset != name || b.start.size() != lo.size()) continue;
-        std::vector<hsize_t> a(lo.size()), c(lo.size());
+        Piece p{std::vector<hsize_t>(lo.size()), std::vector<hsize_t>(lo.size()), &b};
         bool empty = false;
         for (std::size_t d = 0; d < lo.size(); ++d) {
-          a[d] = std::max(lo[d], b.start[d]);
+          p.a[d] = std::max(lo[d], b.start[d]);
           const hsize_t e = std::min(lo[d] + n[d], b.start[d] + b.count[d]);
-          empty = empty || e <= a[d];
-          c[d] = empty ? 0 : e - a[d];
+          empty = empty || e <= p.a[d];
+          p.c[d] = empty ? 0 : e - p.a[d];
         }
-        if (!empty) pieces.emplace_back(std::move(a), std::move(c));
+        if (!empty) pieces.push_back(std::move(p));
       }
     }
     if (pieces.empty()) continue;
@@ -613,15 +650,57 @@ void CheckpointReader::read_box(const std::string& name, bool real,
     if (!dset.valid()) throw InputError(fmt::format("{}: dataset {} is missing", f->path, name));
     Handle space(H5Dget_space(dset), H5Sclose);
     Handle mem(H5Screate_simple(static_cast<int>(n.size()), n.data(), nullptr), H5Sclose);
-    for (const auto& [a, c] : pieces) {
-      std::vector<hsize_t> at(a.size());
-      for (std::size_t d = 0; d < a.size(); ++d) at[d] = a[d] - lo[d];
-      if (H5Sselect_hyperslab(space, H5S_SELECT_SET, a.data(), nullptr, c.data(), nullptr) < 0 ||
-          H5Sselect_hyperslab(mem, H5S_SELECT_SET, at.data(), nullptr, c.data(), nullptr) < 0 ||
-          H5Dread(dset, type, mem, space, H5P_DEFAULT, out) < 0)
-        throw InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", f->path, name,
-                                     detail::hdf5_error_detail()));
-      read += volume(c);
+    const auto fail = [&] {
+      return InputError(fmt::format("{}: dataset {} is damaged (unreadable{})", f->path, name,
+                                    detail::hdf5_error_detail()));
+    };
+    const std::size_t rank = n.size();
+    for (const auto& p : pieces) {
+      std::vector<hsize_t> at(rank);
+      for (std::size_t d = 0; d < rank; ++d) at[d] = p.a[d] - lo[d];
+      if (p.block == nullptr || !p.block->at) {
+        if (H5Sselect_hyperslab(space, H5S_SELECT_SET, p.a.data(), nullptr, p.c.data(), nullptr) <
+                0 ||
+            H5Sselect_hyperslab(mem, H5S_SELECT_SET, at.data(), nullptr, p.c.data(), nullptr) < 0 ||
+            H5Dread(dset, type, mem, space, H5P_DEFAULT, out) < 0)
+          throw fail();
+        read += volume(p.c);
+        continue;
+      }
+      // A part's block is its box in C order from `at` on: the overlap's rows along the last
+      // axis are runs of it, one strided selection per index of the axes before the last two.
+      const auto& b = *p.block;
+      std::vector<hsize_t> stride(rank, 1);
+      for (std::size_t d = rank - 1; d-- > 0;) stride[d] = stride[d + 1] * b.count[d + 1];
+      const std::size_t lead = rank >= 2 ? rank - 2 : 0;
+      std::vector<hsize_t> x(p.a.begin(), p.a.end());
+      for (;;) {
+        hsize_t offset = *b.at;
+        for (std::size_t d = 0; d < rank; ++d) offset += (x[d] - b.start[d]) * stride[d];
+        const hsize_t fstart[1] = {offset};
+        const hsize_t fstride[1] = {rank >= 2 ? stride[rank - 2] : 1};
+        const hsize_t fcount[1] = {rank >= 2 ? p.c[rank - 2] : 1};
+        const hsize_t fblock[1] = {p.c[rank - 1]};
+        std::vector<hsize_t> mstart(rank), mcount(rank, 1);
+        for (std::size_t d = 0; d < rank; ++d) mstart[d] = x[d] - lo[d];
+        for (std::size_t d = lead; d < rank; ++d) mcount[d] = p.c[d];
+        if (H5Sselect_hyperslab(space, H5S_SELECT_SET, fstart, fstride, fcount, fblock) < 0 ||
+            H5Sselect_hyperslab(mem, H5S_SELECT_SET, mstart.data(), nullptr, mcount.data(),
+                                nullptr) < 0 ||
+            H5Dread(dset, type, mem, space, H5P_DEFAULT, out) < 0)
+          throw fail();
+        read += fcount[0] * fblock[0];
+        // The next index of the leading axes (odometer order); done after the last.
+        bool done = true;
+        for (std::size_t d = lead; d-- > 0;) {
+          if (++x[d] < p.a[d] + p.c[d]) {
+            done = false;
+            break;
+          }
+          x[d] = p.a[d];
+        }
+        if (done) break;
+      }
     }
   }
   if (read != volume(n))

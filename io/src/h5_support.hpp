@@ -113,10 +113,15 @@ Handle no_fill_dcpl(const std::string& path);
 /// hyperslab `block`, collectively over `comm`, in slabs of a few planes through one small
 /// buffer (no copy of the whole block). Throws RuntimeError naming the mismatch or HDF5's
 /// failure. With `checksum`, stores there the checkpoint checksum of the block (C order).
+/// With `flat`, the dataset is instead 1D of flat->total values and this rank's block goes,
+/// in C order, to [flat->offset, flat->offset + cells) (a checkpoint part's compact layout).
+struct FlatPlacement {
+  std::uint64_t offset = 0, total = 0;
+};
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                        const std::string& dataset, const GridArray& field, int ghost,
                        const GridBlock& block, std::array<std::int64_t, 3> global_cells,
-                       std::uint64_t* checksum = nullptr);
+                       std::uint64_t* checksum = nullptr, const FlatPlacement* flat = nullptr);
 
 /// Size of the bounded I/O buffers (32 MiB) used for blocks of any size: fresh memory is
 /// expensive to fault in on virtual machines; a small reused buffer is not.

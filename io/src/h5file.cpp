@@ -261,7 +261,7 @@ std::string first_non_finite(const double* values, std::size_t rows,
 void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
                        const std::string& dataset, const GridArray& field, int ghost,
                        const GridBlock& block, std::array<std::int64_t, 3> global_cells,
-                       std::uint64_t* checksum) {
+                       std::uint64_t* checksum, const FlatPlacement* flat) {
   const auto g = static_cast<std::size_t>(ghost);
   for (int a = 0; a < 3; ++a) {
     const bool fits = ghost >= 0 && block.begin[a] >= 0 && block.extent[a] >= 0 &&
@@ -279,7 +279,9 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
   const std::string what = "dataset " + dataset;
   hsize_t dims[3];
   for (int a = 0; a < 3; ++a) dims[a] = static_cast<hsize_t>(global_cells[a]);
-  Handle file_space(checked(H5Screate_simple(3, dims, nullptr), path, "creating a dataspace"),
+  if (flat != nullptr) dims[0] = flat->total;
+  Handle file_space(checked(H5Screate_simple(flat != nullptr ? 1 : 3, dims, nullptr), path,
+                            "creating a dataspace"),
                     H5Sclose);
   Handle lcpl(checked(H5Pcreate(H5P_LINK_CREATE), path, "creating a link creation list"), H5Pclose);
   checked(H5Pset_create_intermediate_group(lcpl, 1), path, "enabling intermediate groups");
@@ -328,8 +330,13 @@ void write_field_block(MPI_Comm comm, hid_t file, const std::string& path,
       const hsize_t start[3] = {static_cast<hsize_t>(block.begin[0]) + i0,
                                 static_cast<hsize_t>(block.begin[1]),
                                 static_cast<hsize_t>(block.begin[2])};
-      checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
-              "selecting this rank's block of " + what);
+      // Flat: planes [i0, i1) of the block are one contiguous run of the 1D dataset.
+      const hsize_t run[1] = {rows * plane};
+      const hsize_t at[1] = {flat != nullptr ? flat->offset + i0 * plane : 0};
+      checked(flat != nullptr
+                  ? H5Sselect_hyperslab(file_space, H5S_SELECT_SET, at, nullptr, run, nullptr)
+                  : H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              path, "selecting this rank's block of " + what);
       data = host.get();
     }
     checked(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mem_space, file_space, dxpl, data), path,

@@ -101,7 +101,8 @@ def parts_of(directory, name, step, parts=2):
 
 def same_as_parts(whole, parts, group):
     """Every dataset of `group` in the parts of a checkpoint, assembled from the blocks their
-    manifests list, bitwise equal to the whole file's."""
+    manifests list, bitwise equal to the whole file's; the parts together store no more values
+    than the whole file (compact)."""
     import h5py
     with h5py.File(whole, "r") as fw:
         names = sorted(fw[group].keys())
@@ -117,14 +118,25 @@ def same_as_parts(whole, parts, group):
                         w = line.split()
                         if w[0] != "block" or w[1] != f"{group}/{n}":
                             continue
-                        rank = (len(w) - 3) // 2
+                        # A part stores each block compactly: its values in C order from
+                        # "@OFFSET" on, in a 1D dataset (docs/file-formats.md).
+                        check(w[-1].startswith("@"), f"{p}: block without its offset: {line}")
+                        at = int(w[-1][1:])
+                        rank = want.ndim
                         start = [int(v) for v in w[2:2 + rank]]
                         count = [int(v) for v in w[2 + rank:2 + 2 * rank]]
+                        size = int(np.prod(count))
                         sl = tuple(slice(a, a + c) for a, c in zip(start, count))
-                        got[sl] = fp[f"{group}/{n}"][sl]
-                        covered += int(np.prod(count))
+                        got[sl] = fp[f"{group}/{n}"][at:at + size].reshape(count)
+                        covered += size
             check(covered == want.size, f"{group}/{n}: the parts' blocks cover {covered} of "
                   f"{want.size} values")
+            stored = 0
+            for p in parts:
+                with h5py.File(p, "r") as fp:
+                    stored += fp[f"{group}/{n}"].size
+            check(stored == want.size, f"{group}/{n}: the parts store {stored} values, the whole "
+                  f"file {want.size}")
             check(np.array_equal(got, want), f"{group}/{n}: the parts differ from {whole}")
     return names
 
