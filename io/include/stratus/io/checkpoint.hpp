@@ -22,10 +22,12 @@
 //
 // Parts: a run over several hosts with a node-local level writes each checkpoint as one part
 // per host, NAME.stepS.partKofH.h5, each written by that host's ranks only (its own file on
-// its own disk). A part has the layout above with the global shapes, but holds only the blocks
-// of its host's ranks; its manifest says "part K H ID" (ID is the same random 64-bit value in
-// every part of one checkpoint). A reader given all H parts assembles every dataset from their
-// blocks, for any number of ranks: the format still does not depend on the decomposition.
+// its own disk). A part holds only the blocks of its host's ranks, compactly: each particle and
+// field dataset is 1D, the blocks one after another, and the manifest gives each block's global
+// box and its offset ("block ... @OFFSET"), the global shapes, and "part K H ID" (ID the same
+// random 64-bit value in every part of one checkpoint). A reader given all H parts assembles
+// any box from their blocks, at any rank count: the format still does not depend on the
+// decomposition, and the parts together are the size of one whole checkpoint.
 #pragma once
 
 #include "stratus/core/decomposition.hpp"
