@@ -7,10 +7,11 @@ can be lost under a running job.
         ...
 
 Node n<i> is test host i. Each slurmd runs in a mount namespace of its own where the host's
-node-local directory is mounted at hosts.node_local (as netns-agent does), /tmp is the node's
-own (PMIx keeps per-step directories there) and /etc/hosts names every node, so that the jobs'
-processes (children of slurmd) resolve n0, n1, ... The work directory must not be under /tmp. Slurm declares
-a node that stops answering DOWN after SlurmdTimeout (30 s here).
+node-local directory is mounted at hosts.node_local (as netns-agent does) and /etc/hosts names
+every node, so that the jobs' processes (children of slurmd) resolve n0, n1, ... Each node has
+its own TmpFS (WORK/tmp/n<i>), where PMIx keeps its per-step directories: one shared /tmp would
+make two nodes collide. Slurm declares a node that stops answering DOWN after SlurmdTimeout (30 s
+here).
 """
 import os
 import subprocess
@@ -37,8 +38,6 @@ class NetnsSlurm(SlurmCluster):
         return self.path("run", daemon + ".pid")
 
     def start(self):
-        if os.path.realpath(self.work).startswith("/tmp/"):
-            raise SlurmError(f"{self.work}: under /tmp, which each node replaces with its own")
         super().start()
 
     def _run(self, argv, daemon):
@@ -56,11 +55,9 @@ class NetnsSlurm(SlurmCluster):
     def _start_slurmd(self, i):
         node = self.nodes[i]
         os.makedirs(self.path("spool", node), exist_ok=True)
-        os.makedirs(self.path("tmp", node), exist_ok=True)
+        os.makedirs(self.path("tmp", node), exist_ok=True)  # TmpFS (slurm.conf)
         os.chmod(self.path("tmp", node), 0o1777)
-        # Each node its own /tmp (PMIx makes its per-step directories there).
         script = (f"mount --bind {self.hosts.local[i]} {self.hosts.node_local} && "
-                  f"mount --bind {self.path('tmp', node)} /tmp && "
                   f"mount --bind {self.path('etc-hosts')} /etc/hosts && hostname {node} && "
                   f"exec {which('slurmd')} -N {node} -f {self.conf}")
         pid_file = self.pid_file(f"slurmd.{node}")
@@ -94,6 +91,7 @@ SlurmdLogFile={self.path('log')}/slurmd.%n.log
 SlurmdPidFile={self.path('run')}/slurmd.%n.pid
 KillWait=5
 SlurmdTimeout={SLURMD_TIMEOUT}
+TmpFS={self.path('tmp')}/%n
 {nodes}
 PartitionName=test Nodes={','.join(self.nodes)} Default=YES MaxTime=INFINITE State=UP
 """
