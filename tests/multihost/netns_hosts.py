@@ -174,6 +174,10 @@ class NetnsHosts:
         that entered the namespace before it is among the processes killed, one that enters
         after it sees the marker (netns-agent checks it inside the namespace)."""
         open(self.down[host], "w").close()
+        # All at once, as an instance vanishes: every process stopped before any is killed, so
+        # that none reports another's death (slurmd would report its job's batch script as
+        # failed, where Slurm must see a node failure).
+        self.signal_host_processes(self.names[host], signal.SIGSTOP)
         self.kill_host_processes(self.names[host])
 
     def freeze(self, host):
