@@ -2,7 +2,12 @@
 
 #include "stratus/core/agree.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/text.hpp"
+#include "stratus/core/timers.hpp"
 #include "stratus/io/checkpoint_flush.hpp"
+#include "stratus/io/deck.hpp"
+#include "stratus/solvers/solver.hpp"
+#include "stratus/solvers/state.hpp"
 
 #include <fmt/format.h>
 
@@ -302,6 +307,119 @@ void set_aside(const Context& ctx, const RestartCandidate& c, const char* suffix
     ctx.log().warn("checkpoint: {} renamed to {}{} ({})", f.path, f.path, suffix, why);
   }
   MPI_Barrier(ctx.comm());
+}
+
+namespace {
+
+/// Thrown when a checkpoint cannot be used with this deck (never a reason to fall back).
+class DeckMismatch : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// --- The resumer: which checkpoint a run continues from ---------------------------------
+
+/// Refuses a checkpoint of another solver, or one whose deck differs from this one in a key
+/// that changes the physics (DeckMismatch), unless --allow-deck-change.
+void check_deck(const Context& ctx, const io::Deck& deck, const RunOptions& options,
+                const io::CheckpointReader& r) {
+  const auto& info = r.info();
+  const std::string& name = deck.string("run.solver");
+  if (info.solver != name)
+    throw DeckMismatch(
+        fmt::format("{}: written by solver '{}', this deck runs '{}': refusing to resume from it "
+                    "(use --restart none to start fresh, or another checkpoint directory)",
+                    r.path(), info.solver, name));
+  io::Deck stored;
+  try {
+    stored = io::load_deck(r.path() + ":/stratus/deck", r.deck_text(), std::vector<io::Override>{},
+                           deck.schema(), [](const std::string&, Schema&) {});
+  } catch (const InputError& e) {
+    throw DeckMismatch(fmt::format(
+        "{}: its deck does not load with this deck's schema ({}): refusing to resume from it",
+        r.path(), e.what()));
+  }
+  std::vector<std::string> changed;
+  for (const auto& d : stored.differences(deck)) {
+    if (deck.schema().may_change_on_restart(d.key)) continue;
+    changed.push_back(fmt::format("  {}: {} in the checkpoint, {} now", d.key, d.before, d.after));
+  }
+  if (changed.empty()) return;
+  if (options.allow_deck_change) {
+    ctx.log().warn("checkpoint: resuming with {} changed deck key(s) (--allow-deck-change):\n{}",
+                   changed.size(), join(changed, "\n"));
+    return;
+  }
+  throw DeckMismatch(fmt::format(
+      "{}: the deck changed since this checkpoint in {} key(s) that change the physics:\n{}\n"
+      "Only the keys docs/input-reference.md marks \"may change on restart\" (run.steps, "
+      "[output], [checkpoint], output settings) may change; "
+      "pass --allow-deck-change to resume anyway, or --restart none to start fresh.",
+      r.path(), changed.size(), join(changed, "\n")));
+}
+
+}  // namespace
+
+/// Restores `solver` from the newest usable checkpoint: verified, then checked against the
+/// deck (check_deck). Returns the step resumed at, -1 for a fresh start. Collective. The deck
+/// is the resumer's argument: the time loop that follows never sees it.
+std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
+                    const StateDescriptor& state, const RunOptions& options, const Levels& levels,
+                    const std::string& run_name) {
+  const auto& log = ctx.log();
+  const io::CheckpointStore& store = levels.durable;
+  const auto candidates = restart_candidates(ctx, options, levels, run_name);
+  if (candidates.empty()) return -1;
+  const bool automatic = options.restart == "auto";
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const RestartCandidate& c = candidates[k];
+    const std::string shown =
+        c.read.size() == 1 ? c.read.front()
+                           : fmt::format("{} (+{} parts)", c.read.front(), c.read.size() - 1);
+    try {
+      const double start = wall_seconds();
+      const std::string fetch = fetch_parts(ctx, c);
+      if (!fetch.empty())
+        throw InputError(
+            fmt::format("step {}: a part on a node-local disk could not be copied "
+                        "to the durable level: {}",
+                        c.step, fetch));
+      io::CheckpointReader reader(ctx.comm(), c.read);
+      reader.verify();
+      const double verified = wall_seconds();
+      const auto& info = reader.info();
+      // The name says which step a checkpoint should hold; the verified content says which it
+      // does. A file whose two disagree (copied, renamed, or written by another run) is not
+      // trusted: an older checkpoint whose name and content agree is taken instead.
+      if (automatic)
+        for (const auto& p : c.read)
+          if (const auto e = store.parse(p); !e || e->step != info.step)
+            throw InputError(fmt::format(
+                "{}: holds step {}, but its name says another step: not trusted", p, info.step));
+      check_deck(ctx, deck, options, reader);
+      state.restore(reader);
+      log.info(
+          "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on {}; "
+          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
+          shown, info.step, info.time, info.decomposition, info.backend, c.level,
+          static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
+      // Checkpoints newer than this one belong to a history that this run now replaces.
+      if (automatic)
+        for (std::size_t j = 0; j < k; ++j)
+          set_aside(ctx, candidates[j], ".damaged", "it could not be resumed from: see above");
+      return info.step;
+    } catch (const DeckMismatch&) {
+      throw;
+    } catch (const InputError& e) {
+      if (!automatic) throw;
+      log.warn("checkpoint: cannot resume from {}\n  {}\n  trying an older checkpoint", shown,
+               e.what());
+    }
+  }
+  throw InputError(fmt::format(
+      "none of the {} checkpoint(s) in {} is usable (see the warnings above); move them away or "
+      "run with --restart none to start from step 0",
+      candidates.size(), levels.dirs()));
 }
 
 }  // namespace stratus

@@ -1,4 +1,5 @@
-// The checkpoint levels of a run and which checkpoint a restart can use from them.
+// The checkpoint levels of a run, which checkpoint a restart can use from them, and the
+// resumer that restores a solver from it.
 //
 // The durable level (checkpoint.dir) is one directory every host sees. The node-local level
 // (checkpoint.local) is the same path on every host, each host's own disk. A run on one host
@@ -20,6 +21,12 @@
 #include <vector>
 
 namespace stratus {
+
+class Solver;
+class StateDescriptor;
+namespace io {
+class Deck;
+}
 
 /// The hosts of a run: ranks that share a node (MPI_COMM_TYPE_SHARED) form a host; hosts are
 /// numbered by their lowest rank. Collective to build.
@@ -84,6 +91,13 @@ std::vector<RestartCandidate> restart_candidates(const Context& ctx, const RunOp
 /// Makes `c.copies` (each by its holder, verified at the destination). Returns "" or why one
 /// failed, the same on every rank. Collective.
 std::string fetch_parts(const Context& ctx, const RestartCandidate& c);
+
+/// Restores `solver` from the newest usable checkpoint: verified, then checked against the
+/// deck (another solver, or a physics key changed without --allow-deck-change, is refused).
+/// Returns the step resumed at, -1 for a fresh start. Collective.
+std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
+                    const StateDescriptor& state, const RunOptions& options, const Levels& levels,
+                    const std::string& run_name);
 
 /// Renames every file of `c` to NAME + suffix, each by the rank that can see it. Collective.
 void set_aside(const Context& ctx, const RestartCandidate& c, const char* suffix,
