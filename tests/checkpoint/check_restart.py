@@ -5,7 +5,7 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
+Scenarios: bitwise-md, bitwise-md-mixed, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
 elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy
 (the run-ownership and launcher scenarios are in check_launch.py).
 Run with Debian's /usr/bin/python3 (h5py).
@@ -108,9 +108,9 @@ def stop_after_checkpoint(r, ranks, deck, out, name, step, extra, log_path):
     return int(m.group(1)), text
 
 
-def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=()):
+def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=(), tag=""):
     """Straight run of `steps` vs a run stopped by SIGTERM near `stop_after` and resumed."""
-    base = os.path.join(r.work, f"bitwise-{name}-np{ranks}")
+    base = os.path.join(r.work, f"bitwise-{name}{tag}-np{ranks}")
     shutil.rmtree(base, ignore_errors=True)
     straight, split = os.path.join(base, "straight"), os.path.join(base, "split")
     common = [f"--set=run.steps={steps}", "--set=checkpoint.interval=off",
@@ -130,8 +130,8 @@ def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=()):
     return straight, split
 
 
-def scenario_bitwise_md(r, ranks):
-    straight, split = bitwise(r, MD_DECK, "lj_small", ranks, 300, 100, "/particles")
+def scenario_bitwise_md(r, ranks, extra=(), tag=""):
+    straight, split = bitwise(r, MD_DECK, "lj_small", ranks, 300, 100, "/particles", extra, tag)
     a, b = (thermo_rows(os.path.join(d, "lj_small.thermo.csv")) for d in (straight, split))
     check(a == b, "thermo CSV differs between the straight and the resumed run")
     steps = [int(x.split(",")[0]) for x in b]
@@ -682,6 +682,10 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     scenarios = {
         "bitwise-md": lambda: scenario_bitwise_md(r, args.ranks),
+        # Cluster-pair lists in mixed precision: the clusters are rebuilt from the checkpointed
+        # build-time positions, so the float sums run in the same order after the restart.
+        "bitwise-md-mixed": lambda: scenario_bitwise_md(
+            r, args.ranks, ['--set=md.precision="mixed"'], "-mixed"),
         "bitwise-heat": lambda: scenario_bitwise_heat(r, args.ranks),
         "bitwise-spectral": lambda: scenario_bitwise_spectral(r, args.ranks, args.decomposition),
         "elastic": lambda: scenario_elastic(r),

@@ -39,7 +39,9 @@ void MdSolver::declare_state(StateDescriptor& state) {
     const auto& d = decomposition_->dims();
     return std::vector<std::int64_t>{d[0], d[1], d[2]};
   });
-  state.record("half_list", [this] { return std::vector<std::int64_t>{half_list_ ? 1 : 0}; });
+  // Named half_list since the first format: 0 full, 1 half, 2 cluster, 3 cluster mixed.
+  state.record("half_list",
+               [this] { return std::vector<std::int64_t>{static_cast<std::int64_t>(list_mode_)}; });
   // Every checkpointed per-atom column (an added one too) plus the build-time positions and
   // each atom's rank and slot (the layout). The ids are the rows' ids.
   StateDescriptor::Particles atoms;
@@ -95,7 +97,7 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
   const auto grid = in.ints("process_grid");
   const auto& dims = decomposition_->dims();
   const bool same_layout = grid == std::vector<std::int64_t>{dims[0], dims[1], dims[2]} &&
-                           in.integer("half_list") == (half_list_ ? 1 : 0);
+                           in.integer("half_list") == static_cast<std::int64_t>(list_mode_);
   // Every atom to its rank: the one that held it (same layout) or the owner of its position.
   const auto& pos = cols.real("position").values;
   const auto& saved_rank = cols.integer("rank").values;

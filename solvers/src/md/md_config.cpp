@@ -134,7 +134,10 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   c.neighbor.list =
       deck.choice<NeighborListKind>("md.neighbor.list", {{"auto", NeighborListKind::automatic},
                                                          {"full", NeighborListKind::full},
-                                                         {"half", NeighborListKind::half}});
+                                                         {"half", NeighborListKind::half},
+                                                         {"cluster", NeighborListKind::cluster}});
+  c.precision = deck.choice<Precision>(
+      "md.precision", {{"double", Precision::full_double}, {"mixed", Precision::mixed}});
   c.integrator = read_integrator(deck);
   read_source(deck, c);
   c.thermo_every = deck.integer("md.thermo.every");

@@ -16,6 +16,15 @@ void declare_system(Schema& schema) {
   md.add_string("units", "Units system; written into every output file.")
       .one_of({"lj"})
       .set_default(std::string("lj"));
+  md.add_string("precision",
+                "Arithmetic of the pair interactions. double: everything in double. mixed: "
+                "coordinates relative to the rank's clusters rounded to float and the pair "
+                "style evaluated in float, forces summed per cluster and integrated in double "
+                "(as GROMACS's default build and LAMMPS-KOKKOS's mixed mode; about 1e-6 "
+                "relative in energies; docs/performance.md gives its energy drift). mixed needs "
+                "cluster lists (md.neighbor.list = cluster, or auto on CPU backends).")
+      .one_of({"double", "mixed"})
+      .set_default(std::string("double"));
   md.add_real("timestep", "Time step.").positive().unit("tau").set_default(0.005);
   md.add_real_list("masses",
                    "Mass of each atom type (the number of types is the list length). With "
@@ -123,8 +132,11 @@ void declare_dynamics(Schema& schema) {
                 "(bitwise the same at any rank count; the GPU layout); half: each pair once "
                 "over all ranks with Newton's third law, the forces on ghost atoms sent back to "
                 "their owners (about twice as fast on CPUs, sums in another order at each rank "
-                "count); auto: half on CPU backends, full on GPUs.")
-      .one_of({"auto", "full", "half"})
+                "count); cluster: half lists of 4-atom clusters close in space, the 16 "
+                "interactions of a cluster pair in vector lanes without gathers (the fastest on "
+                "CPUs in mixed precision; sums in another order at each rank count); auto: on CPU "
+                "backends half in double precision, cluster in mixed precision; full on GPUs.")
+      .one_of({"auto", "full", "half", "cluster"})
       .set_default(std::string("auto"));
   nb.add_int("every",
              "Rebuild every this many steps; 0 rebuilds only when an atom has moved more than "

@@ -62,14 +62,44 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   create_velocities(deck);
   dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
   setup_thermostat_and_tail();
-  half_list_ = c.neighbor.list == NeighborListKind::half ||
-               (c.neighbor.list == NeighborListKind::automatic &&
-                Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible);
+  {
+    constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible;
+    const bool mixed = c.precision == Precision::mixed;
+    // auto: on CPUs half lists in double (faster than 4 x 4 clusters in double, whose SIMD
+    // lanes hold half as many numbers), cluster lists in mixed precision; full lists on GPUs.
+    NeighborListKind kind = c.neighbor.list;
+    if (kind == NeighborListKind::automatic)
+      kind = !host ? NeighborListKind::full
+                   : (mixed ? NeighborListKind::cluster : NeighborListKind::half);
+    if (kind == NeighborListKind::cluster && !host)
+      throw deck.error_at("md.neighbor.list",
+                          "cluster lists run on CPU backends; this build runs on a GPU: take "
+                          "full, half or auto");
+    if (mixed && kind != NeighborListKind::cluster)
+      throw deck.error_at("md.precision",
+                          "mixed precision runs with cluster lists only (md.neighbor.list = "
+                          "\"cluster\", or \"auto\" on CPU backends)");
+    list_mode_ = kind == NeighborListKind::full   ? ListMode::full
+                 : kind == NeighborListKind::half ? ListMode::half
+                 : mixed                          ? ListMode::cluster_mixed
+                                                  : ListMode::cluster;
+  }
   rebuild();
   compute_forces(true);
-  ctx.log().info("md: {} neighbour lists", half_list_
-                                               ? "half (each pair once, ghost forces sent back)"
-                                               : "full (global-id order)");
+  if (list_mode_ == ListMode::full || list_mode_ == ListMode::half) {
+    ctx.log().info("md: {}", list_mode_ == ListMode::full
+                                 ? "full neighbour lists (global-id order)"
+                                 : "half neighbour lists (each pair once, ghost forces sent back)");
+  } else {
+    const bool mixed = list_mode_ == ListMode::cluster_mixed;
+    const int local = mixed ? clusters_mixed_.local_clusters() : clusters_double_.local_clusters();
+    const int pairs = mixed ? clusters_mixed_.cluster_pairs() : clusters_double_.cluster_pairs();
+    ctx.log().info(
+        "md: cluster-pair lists of {} atoms, pair forces in {}; rank 0: {} local clusters, {} "
+        "cluster pairs",
+        kmd::kCluster, mixed ? "mixed precision (float pairs, double sums)" : "double precision",
+        local, pairs);
+  }
   ctx.log().info(
       "md: {} atoms, box {:.6g} x {:.6g} x {:.6g}, {} ranks ({} x {} x {}), cutoff {:.4g} + skin "
       "{:.4g}",
@@ -453,12 +483,22 @@ void MdSolver::build_ghosts_and_list() {
     exchange_->build_ghosts(atoms_);
   }
   auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
-  if (half_list_)
-    neighbor_builder_.build_half(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(),
-                                 cutoff_max_ + skin_, neighbors_);
-  else
-    neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cutoff_max_ + skin_,
-                            neighbors_);
+  const Real cut = cutoff_max_ + skin_;
+  switch (list_mode_) {
+    case ListMode::full:
+      neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cut, neighbors_);
+      break;
+    case ListMode::half:
+      neighbor_builder_.build_half(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cut,
+                                   neighbors_);
+      break;
+    case ListMode::cluster:
+      clusters_double_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut);
+      break;
+    case ListMode::cluster_mixed:
+      clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut);
+      break;
+  }
 }
 
 void MdSolver::compute_forces(bool with_energy) {
@@ -470,20 +510,31 @@ void MdSolver::compute_forces(bool with_energy) {
   // One kernel per pair style (the tables' type), list kind and energy flag.
   const kmd::PairResult r = std::visit(
       [&]<class Pair>(const Pair& pair) {
-        if (half_list_)
-          return with_energy ? kmd::compute_pair_forces_half<Pair, true>(pair, x, type, n,
-                                                                         neighbors_, atoms_.f)
-                             : kmd::compute_pair_forces_half<Pair, false>(pair, x, type, n,
-                                                                          neighbors_, atoms_.f);
-        return with_energy
-                   ? kmd::compute_pair_forces<Pair, true>(pair, x, type, n, neighbors_, atoms_.f)
-                   : kmd::compute_pair_forces<Pair, false>(pair, x, type, n, neighbors_, atoms_.f);
+        switch (list_mode_) {
+          case ListMode::full:
+            return with_energy ? kmd::compute_pair_forces<Pair, true>(pair, x, type, n, neighbors_,
+                                                                      atoms_.f)
+                               : kmd::compute_pair_forces<Pair, false>(pair, x, type, n, neighbors_,
+                                                                       atoms_.f);
+          case ListMode::half:
+            return with_energy ? kmd::compute_pair_forces_half<Pair, true>(pair, x, type, n,
+                                                                           neighbors_, atoms_.f)
+                               : kmd::compute_pair_forces_half<Pair, false>(pair, x, type, n,
+                                                                            neighbors_, atoms_.f);
+          case ListMode::cluster:
+            return with_energy ? clusters_double_.forces<true>(pair, x, atoms_.f)
+                               : clusters_double_.forces<false>(pair, x, atoms_.f);
+          case ListMode::cluster_mixed:
+            return with_energy ? clusters_mixed_.forces<true>(pair, x, atoms_.f)
+                               : clusters_mixed_.forces<false>(pair, x, atoms_.f);
+        }
+        return kmd::PairResult{};
       },
       pair_);
   pair_energy_ = r.energy;
   pair_virial_ = r.virial;
   energy_step_ = with_energy ? step_ : -1;
-  if (half_list_) {  // each pair was computed on one rank: the ghosts' reactions go home
+  if (list_mode_ != ListMode::full) {  // each pair on one rank: the ghosts' reactions go home
     auto tc = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->reverse_forces(atoms_);
   }

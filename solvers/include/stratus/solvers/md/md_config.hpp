@@ -19,8 +19,10 @@ namespace stratus::md {
 enum class LatticeStyle { fcc, bcc, sc };
 enum class PairStyle { lj_cut };
 enum class Integrator { nve, langevin, nvt };
-/// md.neighbor.list: automatic is half on host backends, full on GPUs.
-enum class NeighborListKind { automatic, full, half };
+/// md.neighbor.list: automatic is half (double) or cluster (mixed) on host backends, full on GPUs.
+enum class NeighborListKind { automatic, full, half, cluster };
+/// md.precision: the compute type of the pair interactions (double, or float in "mixed").
+enum class Precision { full_double, mixed };
 
 struct MdConfig {
   double timestep = 0;
@@ -65,6 +67,7 @@ struct MdConfig {
     NeighborListKind list = NeighborListKind::automatic;
     std::int64_t every = 0;  ///< 0: when an atom moved more than half the skin
   } neighbor;
+  Precision precision = Precision::full_double;
 
   struct Thermostat {
     Integrator style = Integrator::nve;

@@ -10,6 +10,7 @@
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/cluster_builder.hpp"
 #include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
@@ -137,6 +138,8 @@ class MdSolver : public Solver {
   PairTables pair_;  ///< md.pair.style's tables
   NeighborBuilder neighbor_builder_;
   kernels::md::NeighborList neighbors_;
+  ClusterPairs<double> clusters_double_;  ///< md.neighbor.list = cluster, md.precision = double
+  ClusterPairs<float> clusters_mixed_;    ///< md.neighbor.list = cluster, md.precision = mixed
   kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
   int ntypes_ = 1;
   std::int64_t natoms_ = 0;
@@ -158,7 +161,10 @@ class MdSolver : public Solver {
   std::int64_t trajectory_frames_ = 0;  // frames written by this process
   std::unique_ptr<io::SeriesFile> thermo_;
   std::int64_t rebuilds_at_open_ = 0;
-  bool half_list_ = false;
+  /// The list in use, as the checkpoint records it: 0 full, 1 half, 2 cluster (double),
+  /// 3 cluster (mixed). Every mode but full computes each pair on one rank only.
+  enum class ListMode : std::int64_t { full = 0, half = 1, cluster = 2, cluster_mixed = 3 };
+  ListMode list_mode_ = ListMode::full;
   bool energy_wanted_ = false;     // the next step computes energy and virial
   std::int64_t energy_step_ = -1;  // step whose energy and virial pair_energy_/pair_virial_ hold
   std::int64_t step_ = 0;

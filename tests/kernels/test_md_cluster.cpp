@@ -1,0 +1,212 @@
+// Cluster-pair lists and their force kernel (kernels/md/cluster.hpp,
+// solvers/md/cluster_builder.hpp): the atom pairs the masks select are exactly those of a half list
+// (every pair closer than the list cutoff with a local atom, once over all ranks: local pairs once,
+// local-ghost pairs under pair_is_mine), against brute force; the forces, once the ghosts' rows are
+// added to their owners, and the energy and virial equal the full-list ones to 1e-12 in double, to
+// the float's precision in mixed precision (1e-5 of the largest force, 1e-6 of the energy), with
+// one type (the uniform form) and two (the tables). The np1 runs use two threads (per-thread force
+// copies).
+#include "stratus/kernels/md/pair.hpp"
+#include "stratus/solvers/md/cluster_builder.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
+#include "stratus/solvers/md/neighbor_builder.hpp"
+#include "test_md_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace stratus::md_cluster_test {
+
+using namespace stratus::kernels::md;
+using namespace stratus::md_test;
+using stratus::md::ClusterPairs;
+using stratus::md::make_lj_cut;
+using stratus::md::NeighborBuilder;
+
+// The atom pairs (i, j) the masks of a cluster list select, each as often as it is selected.
+template <class T>
+std::multiset<std::pair<int, int>> selected_pairs(const ClusterPairs<T>& cp) {
+  const auto& c = cp.clustered();
+  const auto& l = cp.list();
+  auto atom = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.atom);
+  auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.start);
+  auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.count);
+  auto local_count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.local_count);
+  auto js = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.j);
+  auto ms = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.mask);
+  std::multiset<std::pair<int, int>> out;
+  for (int i = 0; i < c.nlocal; ++i) {
+    for (int n = start(i); n < start(i) + count(i); ++n) {
+      const int j = js(n);
+      // Local clusters first, then ghosts; a local j is never below i.
+      EXPECT_EQ(j < c.nlocal, n < start(i) + local_count(i)) << "row " << i;
+      if (j < c.nlocal) {
+        EXPECT_GE(j, i);
+      }
+      EXPECT_NE(ms(n), 0) << "an empty mask is listed";
+      for (int a = 0; a < kCluster; ++a)
+        for (int b = 0; b < kCluster; ++b)
+          if ((ms(n) >> (kCluster * a + b)) & 1u) {
+            EXPECT_GE(atom(i, a), 0);
+            EXPECT_GE(atom(j, b), 0);
+            out.insert({atom(i, a), atom(j, b)});
+          }
+    }
+  }
+  return out;
+}
+
+// The pairs a half list must hold, by brute force: (i local, j local or ghost) closer than
+// `cutoff`, a local pair once (under either atom), a local-ghost pair under pair_is_mine.
+std::multiset<std::pair<int, int>> expected_pairs(const HostAtoms& a, Real cutoff) {
+  std::multiset<std::pair<int, int>> want;
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int j = 0; j < a.nall(); ++j) {
+      if (j == i || (j < a.nlocal && j < i)) continue;
+      Real r2 = 0;
+      for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
+      if (r2 >= cutoff * cutoff) continue;
+      if (j >= a.nlocal && !pair_is_mine(a.id[i], a.id[j])) continue;
+      want.insert({i, j});
+    }
+  return want;
+}
+
+// Unordered view of local pairs: (i, j) and (j, i) for local atoms are the same pair.
+std::multiset<std::pair<int, int>> canonical(const std::multiset<std::pair<int, int>>& s,
+                                             int nlocal) {
+  std::multiset<std::pair<int, int>> out;
+  for (auto [i, j] : s)
+    out.insert(j < nlocal && j < i ? std::make_pair(j, i) : std::make_pair(i, j));
+  return out;
+}
+
+template <class T>
+void check_pairs(const HostAtoms& a, Real cutoff) {
+  ClusterPairs<T> cp;
+  cp.build(to_device(a.x), to_device(a.id), to_device(a.type), a.nlocal, a.nall(), cutoff);
+  const auto got = canonical(selected_pairs(cp), a.nlocal);
+  const auto want = expected_pairs(a, cutoff);
+  // Float coordinates may move a pair within 1e-6 of the cutoff across it: none is that close
+  // in these configurations, so the sets must be equal.
+  EXPECT_EQ(got, want) << "cutoff " << cutoff << ", " << a.nlocal << " local atoms, "
+                       << a.nall() - a.nlocal << " ghosts";
+  EXPECT_EQ(cp.cluster_pairs() > 0, !want.empty());
+}
+
+TEST(MdCluster, MasksSelectTheHalfListPairs) {
+  auto r = random_atoms(700, 9.0, 2, 41);
+  add_periodic_ghosts(r, 9.0, 2.8);
+  check_pairs<double>(r, 2.8);
+  check_pairs<float>(r, 2.8);
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto f = fcc_block(4, lat);
+  std::mt19937_64 gen(42);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05);
+  for (auto& x : f.x)
+    for (int d = 0; d < 3; ++d) x[d] += u(gen);
+  add_periodic_ghosts(f, 4 * lat, 2.8);
+  check_pairs<double>(f, 2.8);
+  check_pairs<float>(f, 2.8);
+  HostAtoms empty;
+  check_pairs<double>(empty, 2.5);
+  auto ghosts_only = random_atoms(20, 3.0, 1, 43);
+  ghosts_only.nlocal = 0;
+  check_pairs<float>(ghosts_only, 1.0);
+  auto sparse = random_atoms(30, 20.0, 1, 44);  // more columns than atoms: wider columns
+  check_pairs<double>(sparse, 3.0);
+}
+
+// Rows longer than the first capacity are filled again: a dense box after a sparse one.
+TEST(MdCluster, RowsGrow) {
+  ClusterPairs<double> cp;
+  const auto sparse = random_atoms(50, 10.0, 1, 45);
+  cp.build(to_device(sparse.x), to_device(sparse.id), to_device(sparse.type), 50, 50, 1.0);
+  auto dense = random_atoms(900, 5.0, 1, 46);
+  add_periodic_ghosts(dense, 5.0, 2.0);
+  check_pairs<double>(dense, 2.0);
+}
+
+// The ghosts' rows added to the local atom of the same id (AtomExchange::reverse_forces).
+std::vector<Vec3> fold_ghosts(const HostAtoms& a, const Vectors& f) {
+  auto all = to_host(f, a.nall());
+  std::vector<Vec3> out(all.begin(), all.begin() + a.nlocal);
+  for (int g = a.nlocal; g < a.nall(); ++g) {
+    const auto owner = std::find(a.id.begin(), a.id.begin() + a.nlocal, a.id[g]);
+    if (owner == a.id.begin() + a.nlocal) continue;
+    for (int d = 0; d < 3; ++d) out[owner - a.id.begin()][d] += all[g][d];
+  }
+  return out;
+}
+
+// Cluster forces (compute type T) against the full list's on one configuration.
+template <class T>
+void compare_with_full(const HostAtoms& a, Real list_cutoff, const LJCut& pair, Real force_tol,
+                       Real energy_tol) {
+  const auto x = to_device(a.x);
+  const auto id = to_device(a.id);
+  const auto type = to_device(a.type);
+  NeighborBuilder builder;
+  NeighborList full;
+  builder.build(x, id, a.nlocal, a.nall(), list_cutoff, full);
+  Vectors ff("ff", a.nall()), fc("fc", a.nall()), fc0("fc0", a.nall());
+  const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff);
+  ClusterPairs<T> cp;
+  cp.build(x, id, type, a.nlocal, a.nall(), list_cutoff);
+  Kokkos::deep_copy(fc, 7.0);  // the kernel must set every row itself, ghosts included
+  const PairResult rc = cp.template forces<true>(pair, x, fc);
+  const PairResult rc0 = cp.template forces<false>(pair, x, fc0);
+  const auto hf = to_host(ff, a.nlocal), hc = fold_ghosts(a, fc);
+  Real fmax = 0;
+  for (const auto& v : hf)
+    for (int d = 0; d < 3; ++d) fmax = std::max(fmax, std::fabs(v[d]));
+  ASSERT_GT(fmax, 0.1);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d)
+      ASSERT_NEAR(hc[i][d], hf[i][d], force_tol * fmax) << "atom " << i << " dim " << d;
+  EXPECT_NEAR(rc.energy, rf.energy, energy_tol * std::fabs(rf.energy));
+  EXPECT_NEAR(rc.virial, rf.virial, energy_tol * std::fabs(rf.virial));
+  EXPECT_EQ(rc0.energy, 0);
+  EXPECT_EQ(rc0.virial, 0);
+  const auto hc0 = fold_ghosts(a, fc0);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d) ASSERT_NEAR(hc0[i][d], hc[i][d], force_tol * fmax);
+}
+
+TEST(MdCluster, ForcesEqualFullListTwoTypes) {
+  const auto pair =
+      make_lj_cut(2, {1.0, 0.7, 0.7, 1.3}, {1.0, 1.2, 1.2, 0.9}, {2.5, 3.0, 3.0, 2.2}, true);
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(5, lat);
+  std::mt19937_64 gen(47);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05);
+  for (int i = 0; i < a.nlocal; ++i) {
+    a.type[i] = static_cast<int>(gen() % 2);
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  }
+  add_periodic_ghosts(a, 5 * lat, 3.3);
+  compare_with_full<double>(a, 3.3, pair, 1e-12, 1e-12);
+  compare_with_full<float>(a, 3.3, pair, 1e-5, 1e-6);
+}
+
+TEST(MdCluster, ForcesEqualFullListOneType) {
+  const auto pair = make_lj_cut(1, {1.0}, {1.0}, {2.5}, false);
+  ASSERT_TRUE(uniform_form(pair).has_value());
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(6, lat);
+  std::mt19937_64 gen(48);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  add_periodic_ghosts(a, 6 * lat, 2.8);
+  compare_with_full<double>(a, 2.8, pair, 1e-12, 1e-12);
+  compare_with_full<float>(a, 2.8, pair, 1e-5, 1e-6);
+}
+
+}  // namespace stratus::md_cluster_test
