@@ -21,7 +21,7 @@
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/pair.hpp"
 
-#include <Kokkos_UniqueToken.hpp>
+#include <Kokkos_Core.hpp>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <omp.h>

@@ -14,6 +14,15 @@
 
 namespace stratus::md {
 
+/// The sum of v(0 .. n).
+inline int sum_of_counts(const Kokkos::View<int*, DevMemSpace>& v, int n) {
+  int total = 0;
+  Kokkos::parallel_reduce(
+      "md::cluster_pairs", Kokkos::RangePolicy<DevExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int k, int& acc) { acc += v(k); }, total);
+  return total;
+}
+
 /// Cluster pairs in compute type T (double, or float for md.precision = "mixed").
 template <class T>
 class ClusterPairs {
@@ -87,7 +96,7 @@ class ClusterPairs {
       if (longest <= capacity_) break;
       capacity_ = longest + longest / 8 + 4;
     }
-    pairs_ = sum_of(list_.count, c_.nlocal);
+    pairs_ = sum_of_counts(list_.count, c_.nlocal);
   }
 
   /// SETS f(i, .) for every atom i < nall of the last build: the pair forces of the listed
@@ -118,14 +127,6 @@ class ClusterPairs {
   [[nodiscard]] int cluster_pairs() const noexcept { return pairs_; }
 
  private:
-  static int sum_of(const Kokkos::View<int*, DevMemSpace>& v, int n) {
-    int total = 0;
-    Kokkos::parallel_reduce(
-        "md::cluster_pairs", Kokkos::RangePolicy<DevExecSpace>(0, n),
-        KOKKOS_LAMBDA(const int k, int& acc) { acc += v(k); }, total);
-    return total;
-  }
-
   template <class View>
   static void grow(View& v, int n, const char* label) {
     if (static_cast<int>(v.extent(0)) < n)
