@@ -532,71 +532,88 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
           for (int l = 0; l < W; ++l) bit[h][l] = MI(1) << (h * W + l);
         const int n0 = start(i), n1 = n0 + local_count(i), n2 = n0 + count(i);
         const bool self = n0 < n1 && js(n0) == i;  // the cluster with itself: first
-        for (int a = 0; a < kCluster; ++a) {
-          const T xa = xq(i, 0, a), ya = xq(i, 1, a), za = xq(i, 2, a);
-          int ta[W];
-          for (int l = 0; l < W; ++l) ta[l] = ct(i, a);
-          V fx[H] = {}, fy[H] = {}, fz[H] = {}, ev = {}, wv = {};
-          // Lane a with cluster js(n); Masked: only the pairs of the mask count (the cluster
-          // with itself, ghosts), else every pair within the cutoff (empty lanes lie beyond).
+        constexpr int P = 4;                       // lanes of i per pass over the row
+        for (int a0 = 0; a0 < kCluster; a0 += P) {
+          T xa[P], ya[P], za[P];
+          int ta[P][W];
+          for (int u = 0; u < P; ++u) {
+            xa[u] = xq(i, 0, a0 + u);
+            ya[u] = xq(i, 1, a0 + u);
+            za[u] = xq(i, 2, a0 + u);
+            for (int l = 0; l < W; ++l) ta[u][l] = ct(i, a0 + u);
+          }
+          V fx[P][H] = {}, fy[P][H] = {}, fz[P][H] = {}, ev = {}, wv = {};
+          // Lanes a0 .. a0 + P of i with cluster js(n); Masked: only the pairs of the mask
+          // count (the cluster with itself, ghosts), else every pair within the cutoff (empty
+          // lanes lie beyond it).
           const auto with = [&](const int n, auto masked) {
             constexpr bool Masked = decltype(masked)::value;
             const int j = js(n);
-            const MI row = Masked ? static_cast<MI>((ms(n) >> (kCluster * a)) & 15u) : MI(0);
+            const unsigned m = Masked ? ms(n) : 0u;
             const T* const q = &xq(j, 0, 0);
             T* const fj = fbase + 3 * kCluster * j;
             for (int h = 0; h < H; ++h) {
-              V xj, yj, zj, gx, gy, gz;
+              V xj, yj, zj, gx = {}, gy = {}, gz = {};
               __builtin_memcpy(&xj, q + h * W, sizeof(V));
               __builtin_memcpy(&yj, q + kCluster + h * W, sizeof(V));
               __builtin_memcpy(&zj, q + 2 * kCluster + h * W, sizeof(V));
-              const LJLanes<V> k = p.template lanes<V>(ta, &ct(j, h * W));
-              const V dx = xa - xj, dy = ya - yj, dz = za - zj;
-              const V rsq = dx * dx + dy * dy + dz * dz;
-              M use = rsq < k.cutsq;
-              if constexpr (Masked) use &= (bit[h] & row) != 0;
-              // 1 / 0 only on a masked lane (an atom with itself): discarded by the selects.
-              const V r2inv = T(1) / rsq;
-              const V r6inv = r2inv * r2inv * r2inv;
-              const V fpair = use ? r6inv * (k.lj1 * r6inv - k.lj2) * r2inv : V{};
-              const V ux = dx * fpair, uy = dy * fpair, uz = dz * fpair;
-              fx[h] += ux;
-              fy[h] += uy;
-              fz[h] += uz;
-              __builtin_memcpy(&gx, fj + h * W, sizeof(V));
-              __builtin_memcpy(&gy, fj + kCluster + h * W, sizeof(V));
-              __builtin_memcpy(&gz, fj + 2 * kCluster + h * W, sizeof(V));
-              gx -= ux;
-              gy -= uy;
-              gz -= uz;
-              __builtin_memcpy(fj + h * W, &gx, sizeof(V));
-              __builtin_memcpy(fj + kCluster + h * W, &gy, sizeof(V));
-              __builtin_memcpy(fj + 2 * kCluster + h * W, &gz, sizeof(V));
-              if constexpr (EnergyVirial) {
-                ev += use ? r6inv * (k.lj3 * r6inv - k.lj4) - k.offset : V{};
-                wv += rsq * fpair;
+              for (int u = 0; u < P; ++u) {
+                const LJLanes<V> k = p.template lanes<V>(ta[u], &ct(j, h * W));
+                const V dx = xa[u] - xj, dy = ya[u] - yj, dz = za[u] - zj;
+                const V rsq = dx * dx + dy * dy + dz * dz;
+                M use = rsq < k.cutsq;
+                if constexpr (Masked)
+                  use &= (bit[h] & static_cast<MI>((m >> (kCluster * (a0 + u))) & 15u)) != 0;
+                // 1 / 0 only on a masked lane (an atom with itself): discarded by the selects.
+                const V r2inv = T(1) / rsq;
+                const V r6inv = r2inv * r2inv * r2inv;
+                const V fpair = use ? r6inv * (k.lj1 * r6inv - k.lj2) * r2inv : V{};
+                const V ux = dx * fpair, uy = dy * fpair, uz = dz * fpair;
+                fx[u][h] += ux;
+                fy[u][h] += uy;
+                fz[u][h] += uz;
+                gx += ux;
+                gy += uy;
+                gz += uz;
+                if constexpr (EnergyVirial) {
+                  ev += use ? r6inv * (k.lj3 * r6inv - k.lj4) - k.offset : V{};
+                  wv += rsq * fpair;
+                }
               }
+              V tx, ty, tz;
+              __builtin_memcpy(&tx, fj + h * W, sizeof(V));
+              __builtin_memcpy(&ty, fj + kCluster + h * W, sizeof(V));
+              __builtin_memcpy(&tz, fj + 2 * kCluster + h * W, sizeof(V));
+              tx -= gx;
+              ty -= gy;
+              tz -= gz;
+              __builtin_memcpy(fj + h * W, &tx, sizeof(V));
+              __builtin_memcpy(fj + kCluster + h * W, &ty, sizeof(V));
+              __builtin_memcpy(fj + 2 * kCluster + h * W, &tz, sizeof(V));
             }
           };
           int n = n0;
           if (self) with(n++, std::true_type{});
           for (; n < n1; ++n) with(n, std::false_type{});  // local clusters j > i
           for (; n < n2; ++n) with(n, std::true_type{});   // ghosts: pair_is_mine
-          Real sx = 0, sy = 0, sz = 0;
-          for (int h = 0; h < H; ++h)
-            for (int l = 0; l < W; ++l) {
-              sx += Real(fx[h][l]);
-              sy += Real(fy[h][l]);
-              sz += Real(fz[h][l]);
-              if constexpr (EnergyVirial) {
-                acc.energy += Real(ev[l]) * (h == 0);
-                acc.virial += Real(wv[l]) * (h == 0);
-              }
-            }
           T* const fi = fbase + 3 * kCluster * i;
-          fi[a] += T(sx);
-          fi[kCluster + a] += T(sy);
-          fi[2 * kCluster + a] += T(sz);
+          for (int u = 0; u < P; ++u) {
+            Real sx = 0, sy = 0, sz = 0;
+            for (int h = 0; h < H; ++h)
+              for (int l = 0; l < W; ++l) {
+                sx += Real(fx[u][h][l]);
+                sy += Real(fy[u][h][l]);
+                sz += Real(fz[u][h][l]);
+              }
+            fi[a0 + u] += T(sx);
+            fi[kCluster + a0 + u] += T(sy);
+            fi[2 * kCluster + a0 + u] += T(sz);
+          }
+          if constexpr (EnergyVirial)
+            for (int l = 0; l < W; ++l) {
+              acc.energy += Real(ev[l]);
+              acc.virial += Real(wv[l]);
+            }
         }
 #if defined(KOKKOS_ENABLE_OPENMP)
         if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
