@@ -94,10 +94,22 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     const bool mixed = list_mode_ == ListMode::cluster_mixed;
     const int local = mixed ? clusters_mixed_.local_clusters() : clusters_double_.local_clusters();
     const int pairs = mixed ? clusters_mixed_.cluster_pairs() : clusters_double_.cluster_pairs();
+    // The wide registers serve the one-type LJ form; tables of several types run in 16 bytes.
+    const bool uniform = std::visit(
+        [](const auto& pair) {
+          if constexpr (requires { kmd::uniform_form(pair); })
+            return kmd::uniform_form(pair).has_value();
+          return false;
+        },
+        pair_);
+    const int bytes = uniform ? clusters_mixed_.vector_bytes() : 16;
     ctx.log().info(
         "md: cluster-pair lists of {} atoms, pair forces in {}; rank 0: {} local clusters, {} "
         "cluster pairs",
-        kmd::kCluster, mixed ? "mixed precision (float pairs, double sums)" : "double precision",
+        kmd::kCluster,
+        mixed ? fmt::format("mixed precision (float pairs in {}-byte registers{}, double sums)",
+                            bytes, bytes == 64 ? ", AVX-512" : (bytes == 32 ? ", AVX2" : ""))
+              : std::string("double precision"),
         local, pairs);
   }
   ctx.log().info(

@@ -93,33 +93,12 @@ struct ClusterSort {
 inline void cluster_bucket_atoms(const Vectors& x, int nlocal, int nall, const ColumnGrid& g,
                                  const ClusterSort& s) {
   const int ncols = g.ncols();
-  const int nb = 2 * ncols;
-  const auto count = s.bucket_count;
-  const auto start = s.bucket_start;
   const auto bucket = s.atom_bucket;
-  const auto slot = s.slot_atom;
-  Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nb)), 0);
   Kokkos::parallel_for(
       "md::cluster_bucket", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-        const int b =
-            (i < nlocal ? 0 : ncols) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
-        bucket(i) = b;
-        Kokkos::atomic_add(&count(b), 1);
+        bucket(i) = (i < nlocal ? 0 : ncols) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
       });
-  Kokkos::parallel_scan(
-      "md::cluster_bucket_scan", Kokkos::RangePolicy<DevExecSpace>(0, nb),
-      KOKKOS_LAMBDA(const int b, int& acc, const bool final) {
-        if (final) start(b) = acc;
-        acc += count(b);
-        if (final && b == nb - 1) start(nb) = acc;
-      });
-  Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nb)), 0);
-  Kokkos::parallel_for(
-      "md::cluster_bucket_fill", Kokkos::RangePolicy<DevExecSpace>(0, nall),
-      KOKKOS_LAMBDA(const int i) {
-        const int b = bucket(i);
-        slot(start(b) + Kokkos::atomic_fetch_add(&count(b), 1)) = i;
-      });
+  counting_sort(bucket, nall, 2 * ncols, s.bucket_count, s.bucket_start, s.slot_atom);
 }
 
 /// Sorts each bucket's atoms by (z, index) (an in-place heap sort: any bucket size) and counts
@@ -494,6 +473,62 @@ inline int thread_copy(const Token& token) {
 }
 #endif
 
+// Wider registers for the float kernel with one LJ form, chosen at run time: the function
+// that holds the loop carries GCC's target attribute (so the default build can use AVX2 or
+// AVX-512 where the CPU has it, and only that function is compiled for it), and all it calls
+// is inlined into it. x86-64 with GCC or Clang only; elsewhere (and in nvcc) the 16-byte kernel
+// runs.
+#if !defined(__CUDA_ARCH__) && !defined(__NVCC__) && defined(__x86_64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define STRATUS_CLUSTER_WIDE 1
+#include <immintrin.h>
+
+/// Widest registers the float cluster kernel may use on this CPU: 64 (AVX-512F/VL/DQ), 32
+/// (AVX2 and FMA), else 16 bytes.
+inline int cluster_vector_bytes() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    return 64;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 32;
+  return 16;
+}
+
+typedef float WideFloat8 __attribute__((vector_size(32)));
+typedef int WideInt8 __attribute__((vector_size(32)));
+typedef float WideFloat16 __attribute__((vector_size(64)));
+typedef int WideInt16 __attribute__((vector_size(64)));
+/// Registers of L floats (8 or 16) and their lane masks.
+template <int L>
+struct WideFloats;
+template <>
+struct WideFloats<8> {
+  using type = WideFloat8;
+  using mask = WideInt8;
+};
+template <>
+struct WideFloats<16> {
+  using type = WideFloat16;
+  using mask = WideInt16;
+};
+
+// One row of the float kernel with 8-lane (AVX2) and 16-lane (AVX-512) registers:
+// cluster_row_avx2 and cluster_row_avx512, the same body (cluster_wide.inc) compiled for each.
+// GCC 12's _mm512_broadcast_f32x4 starts from _mm512_undefined_ps(), which -Wmaybe-uninitialized
+// reports once inlined (a false positive in the compiler's own header).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define STRATUS_WIDE_L 8
+#define STRATUS_WIDE_TARGET "avx2,fma"
+#define STRATUS_WIDE_ROW cluster_row_avx2
+#include "stratus/kernels/md/cluster_wide.inc"
+#define STRATUS_WIDE_L 16
+#define STRATUS_WIDE_TARGET "avx512f,avx512vl,avx512dq,avx2,fma"
+#define STRATUS_WIDE_ROW cluster_row_avx512
+#include "stratus/kernels/md/cluster_wide.inc"
+#pragma GCC diagnostic pop
+#endif
+
 /// The cluster-pair kernel (host back-ends) with a fixed LJ form (UniformLJ or TableLJ in T).
 /// For each lane a of cluster i in turn, its 4 pairs with each j cluster of the row are one
 /// vector operation (4 floats, or 2 x 2 doubles, in 16-byte registers): the force on atom a
@@ -502,7 +537,7 @@ inline int thread_copy(const Token& token) {
 /// cluster_forces_to_atoms). Energy and virial are summed in double.
 template <bool EnergyVirial, class T, class Pair>
 PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const ClusterList& list,
-                               const int copies) {
+                               const int copies, const int vector_bytes = 16) {
   const auto start = list.start;
   const auto count = list.count;
   const auto local_count = list.local_count;
@@ -531,6 +566,26 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
         for (int h = 0; h < H; ++h)
           for (int l = 0; l < W; ++l) bit[h][l] = MI(1) << (h * W + l);
         const int n0 = start(i), n1 = n0 + local_count(i), n2 = n0 + count(i);
+#if defined(STRATUS_CLUSTER_WIDE)
+        if constexpr (std::is_same_v<T, float> && Pair::uniform) {
+          if (vector_bytes > 16) {
+            double e = 0, w = 0;
+            if (vector_bytes == 64)
+              cluster_row_avx512<EnergyVirial>(xq.data(), js.data(), ms.data(), n0, n1, n2, i, p,
+                                               fbase, e, w);
+            else
+              cluster_row_avx2<EnergyVirial>(xq.data(), js.data(), ms.data(), n0, n1, n2, i, p,
+                                             fbase, e, w);
+            acc.energy += e;
+            acc.virial += w;
+#if defined(KOKKOS_ENABLE_OPENMP)
+            if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
+#endif
+              if (copies != 1) token.release(t);
+            return;
+          }
+        }
+#endif
         const bool self = n0 < n1 && js(n0) == i;  // the cluster with itself: first
         constexpr int P = 4;                       // lanes of i per pass over the row
         for (int a0 = 0; a0 < kCluster; a0 += P) {

@@ -161,19 +161,43 @@ inline NeighborBins bin_grid(const BoundingBox& box, Real cutoff, int nall) {
   return g;
 }
 
+/// Counting sort of items [0, n) by key(i) in [0, nb): the slots of bucket b are start(b) ..
+/// start(b + 1) (start(nb) = n) and slot(s) is the item in slot s; within a bucket the order
+/// depends on thread scheduling. count: scratch of at least nb entries.
+inline void counting_sort(const Kokkos::View<int*, DevMemSpace>& key, int n, int nb,
+                          const Kokkos::View<int*, DevMemSpace>& count,
+                          const Kokkos::View<int*, DevMemSpace>& start,
+                          const Kokkos::View<int*, DevMemSpace>& slot) {
+  Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nb)), 0);
+  Kokkos::parallel_for(
+      "md::sort_count", Kokkos::RangePolicy<DevExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) { Kokkos::atomic_add(&count(key(i)), 1); });
+  Kokkos::parallel_scan(
+      "md::sort_scan", Kokkos::RangePolicy<DevExecSpace>(0, nb),
+      KOKKOS_LAMBDA(const int b, int& acc, const bool final) {
+        if (final) start(b) = acc;
+        acc += count(b);
+        if (final && b == nb - 1) start(nb) = acc;
+      });
+  Kokkos::deep_copy(Kokkos::subview(count, std::make_pair(0, nb)), 0);
+  Kokkos::parallel_for(
+      "md::sort_fill", Kokkos::RangePolicy<DevExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+        const int b = key(i);
+        slot(start(b) + Kokkos::atomic_fetch_add(&count(b), 1)) = i;
+      });
+}
+
 /// Counting sort of atoms [0, nall) into the bins of b.grid: fills atom_bin, bin_start,
 /// bin_atoms (bins in order, atoms by index within a bin, so the result does not depend on
 /// thread scheduling), id_binned and x_binned.
 inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const BinnedAtoms& b) {
   const NeighborBins g = b.grid;
   const int nbins = g.nb[0] * g.nb[1] * g.nb[2];
-  const auto bin_count = b.bin_count;
   const auto bin_start = b.bin_start;
   const auto atom_bin = b.atom_bin;
   const auto bin_atoms = b.bin_atoms;
   const auto xb = b.x_binned;
   const auto idb = b.id_binned;
-  Kokkos::deep_copy(bin_count, 0);
   Kokkos::parallel_for(
       "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
         int c[3];
@@ -181,24 +205,9 @@ inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const Binn
           c[d] = static_cast<int>((x(i, d) - g.lo[d]) * g.inv[d]);
           c[d] = c[d] < 0 ? 0 : (c[d] >= g.nb[d] ? g.nb[d] - 1 : c[d]);
         }
-        const int bin = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
-        atom_bin(i) = bin;
-        Kokkos::atomic_add(&bin_count(bin), 1);
+        atom_bin(i) = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
       });
-  Kokkos::parallel_scan(
-      "md::neigh_bin_scan", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
-      KOKKOS_LAMBDA(const int bin, int& acc, const bool final) {
-        if (final) bin_start(bin) = acc;
-        acc += bin_count(bin);
-        if (final && bin == nbins - 1) bin_start(nbins) = acc;
-      });
-  Kokkos::deep_copy(bin_count, 0);
-  Kokkos::parallel_for(
-      "md::neigh_bin_fill", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-        const int bin = atom_bin(i);
-        const int s = bin_start(bin) + Kokkos::atomic_fetch_add(&bin_count(bin), 1);
-        bin_atoms(s) = i;
-      });
+  counting_sort(atom_bin, nall, nbins, b.bin_count, bin_start, bin_atoms);
   Kokkos::parallel_for(
       "md::neigh_bin_order", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
       KOKKOS_LAMBDA(const int bin) {

@@ -112,11 +112,17 @@ class ClusterPairs {
                       T(0));
     const kmd::PairResult r = kmd::detail::with_uniform_form(pair, [&](const auto& p) {
       return kmd::detail::cluster_pair_forces<EnergyVirial>(kmd::detail::in_precision<T>(p), c_,
-                                                            list_, copies_);
+                                                            list_, copies_, vector_bytes_);
     });
     kmd::cluster_forces_to_atoms(c_, f, copies_);
     return r;
   }
+
+  /// Bytes of the vector registers the float kernel uses with one LJ form: the widest this CPU
+  /// has (kernels::md::detail::cluster_vector_bytes), at most `limit` (16, 32 or 64; tests
+  /// compare the widths).
+  void limit_vector_bytes(int limit) { vector_bytes_ = std::min(vector_bytes_, limit); }
+  [[nodiscard]] int vector_bytes() const noexcept { return vector_bytes_; }
 
   /// The clusters and the list of the last build (for tests and diagnostics).
   [[nodiscard]] const kernels::md::Clusters<T>& clustered() const noexcept { return c_; }
@@ -136,7 +142,12 @@ class ClusterPairs {
   kernels::md::Clusters<T> c_{};
   kernels::md::ClusterList list_{};
   kernels::md::ClusterSort sort_{};
-  int copies_ = 1;     ///< force copies: one per host thread
+  int copies_ = 1;  ///< force copies: one per host thread
+#if defined(STRATUS_CLUSTER_WIDE)
+  int vector_bytes_ = kernels::md::detail::cluster_vector_bytes();
+#else
+  int vector_bytes_ = 16;
+#endif
   int capacity_ = 16;  ///< cluster pairs a row holds
   int nall_ = 0;
   int pairs_ = 0;
