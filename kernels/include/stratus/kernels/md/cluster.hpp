@@ -193,8 +193,10 @@ void cluster_fill(const Vectors& x, const Types& type, const ClusterSort& s, con
       });
 }
 
-/// Calls visit(j) for every cluster j whose bounding box comes within `cut` of local cluster
-/// i's, in a fixed order (local clusters j >= i, then ghost clusters).
+/// Calls visit(j) for the clusters j that may hold an atom within `cut` of local cluster i's
+/// bounding box, in a fixed order (local clusters j >= i, then ghost clusters): those of the
+/// columns within reach in x and y whose boxes overlap the z range left by the column's
+/// distance (a superset of the clusters whose boxes come within `cut`; the caller tests atoms).
 template <class T, class Visit>
 KOKKOS_INLINE_FUNCTION void for_each_cluster_near(const Clusters<T>& c, const Real cut, const int i,
                                                   Visit&& visit) {
@@ -211,16 +213,18 @@ KOKKOS_INLINE_FUNCTION void for_each_cluster_near(const Clusters<T>& c, const Re
   const auto gap = [](Real a, Real b, Real l, Real h) {
     return l > b ? l - b : (a > h ? a - h : Real(0));
   };
+  const bool grid = g.inv[0] > 0 && g.inv[1] > 0;
+  const Real wx = grid ? 1 / g.inv[0] : 0, wy = grid ? 1 / g.inv[1] : 0;  // column widths
   for (int group = 0; group < 2; ++group)
     for (int cx = x0; cx <= x1; ++cx) {
-      const Real gx = gap(g.lo[0] + cx / g.inv[0], g.lo[0] + (cx + 1) / g.inv[0], lo[0], hi[0]);
+      const Real gx = gap(g.lo[0] + cx * wx, g.lo[0] + (cx + 1) * wx, lo[0], hi[0]);
       for (int cy = y0; cy <= y1; ++cy) {
         // The column's own distance in x and y: corner columns are often out of reach, and
         // what is left of the cutoff bounds the range in z.
-        const Real gy = gap(g.lo[1] + cy / g.inv[1], g.lo[1] + (cy + 1) / g.inv[1], lo[1], hi[1]);
+        const Real gy = gap(g.lo[1] + cy * wy, g.lo[1] + (cy + 1) * wy, lo[1], hi[1]);
         const Real left = cutsq - gx * gx - gy * gy;
-        if (g.inv[0] > 0 && g.inv[1] > 0 && left <= 0) continue;
-        const Real zcut = g.inv[0] > 0 && g.inv[1] > 0 ? kmath::sqrt(left) : cut;
+        if (grid && left <= 0) continue;
+        const Real zcut = grid ? kmath::sqrt(left) : cut;
         const int b = group * g.ncols() + cx * g.ncol[1] + cy;
         // A bucket's clusters are sorted by z, so are their boxes' tops: skip those below.
         int j = c.bucket_cluster(b), end = c.bucket_cluster(b + 1);
@@ -236,10 +240,7 @@ KOKKOS_INLINE_FUNCTION void for_each_cluster_near(const Clusters<T>& c, const Re
         if (group == 0 && j < i) j = i;
         for (; j < end; ++j) {
           if (c.bbox(j, 2) - hi[2] >= zcut) break;  // the rest are further up
-          const Real dx = gap(c.bbox(j, 0), c.bbox(j, 3), lo[0], hi[0]);
-          const Real dy = gap(c.bbox(j, 1), c.bbox(j, 4), lo[1], hi[1]);
-          const Real dz = gap(c.bbox(j, 2), c.bbox(j, 5), lo[2], hi[2]);
-          if (dx * dx + dy * dy + dz * dz < cutsq) visit(j);
+          visit(j);
         }
       }
     }
