@@ -4,17 +4,18 @@
 // clusters, not atoms. The kernel then computes all 4 x 4 interactions of a cluster pair in
 // vector lanes, from contiguous per-cluster coordinates: no gather in the inner loop, and the
 // reactions go to 4 contiguous slots of the j cluster. A 16-bit mask per cluster pair says which
-// of the 16 atom pairs count (distance within the list cutoff at build time, each pair once),
-// so the kernel's only test is the cutoff.
+// of the 16 atom pairs count; the kernel reads it only where some must be skipped (a cluster
+// with itself, ghosts), elsewhere the cutoff test alone decides (empty lanes lie far away).
 //
 // Each pair once over all ranks, as the half lists (neighbor.hpp): local clusters pair with local
 // clusters of equal or higher index (within one cluster, atom a < b) and with ghost clusters
 // under pair_is_mine of the two global ids; ghosts' forces go home through the reverse plan.
 //
 // Compute precision T: double, or float ("mixed": coordinates relative to the clusters' origin
-// rounded to float, the pair style in float, the forces of each cluster pair added into double
-// sums per cluster; energy and virial summed in double). Host back-ends only: the GPU keeps the
-// full lists' layout (pair.hpp).
+// rounded to float, the pair style in float, forces summed in float per cluster lane and in
+// double per atom; energy and virial summed in double). In float with one LJ form the row loop
+// also exists for AVX2 and AVX-512 registers, chosen at run time (cluster_wide.inc). Host
+// back-ends only: the GPU keeps the full lists' layout (pair.hpp).
 #pragma once
 
 #include "stratus/core/kokkos_compat.hpp"
