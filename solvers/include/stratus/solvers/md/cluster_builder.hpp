@@ -45,21 +45,19 @@ class ClusterPairs {
     for (int d = 0; d < 3; ++d) volume *= std::max(local.hi[d] - local.lo[d], 0.1 * cutoff);
     const double side = nlocal > 0 ? std::cbrt(kmd::kCluster * volume / nlocal) : cutoff;
     kmd::ColumnGrid g;
+    double ext[2];
     for (int d = 0; d < 2; ++d) {
-      const double ext = nall > 0 ? all.hi[d] - all.lo[d] : 0.0;
-      g.ncol[d] = static_cast<int>(std::clamp(std::floor(ext / side), 1.0, 1e6));
+      ext[d] = nall > 0 ? all.hi[d] - all.lo[d] : 0.0;
+      g.ncol[d] = static_cast<int>(std::clamp(std::floor(ext[d] / side), 1.0, 1e6));
+      g.lo[d] = nall > 0 ? all.lo[d] : 0.0;
     }
     while (double(g.ncol[0]) * g.ncol[1] > double(nall) + 64) {  // sparse atoms: wider columns
       const int d = g.ncol[0] >= g.ncol[1] ? 0 : 1;
       g.ncol[d] = std::max(1, g.ncol[d] / 2);
     }
+    for (int d = 0; d < 2; ++d) g.inv[d] = ext[d] > 0 ? g.ncol[d] / ext[d] : 0.0;
     c_.pad_spacing = 2 * cutoff + 1;
     for (int d = 0; d < 3; ++d) c_.origin[d] = nall > 0 ? 0.5 * (all.lo[d] + all.hi[d]) : 0.0;
-    for (int d = 0; d < 2; ++d) {
-      const double ext = nall > 0 ? all.hi[d] - all.lo[d] : 0.0;
-      g.lo[d] = nall > 0 ? all.lo[d] : 0.0;
-      g.inv[d] = ext > 0 ? g.ncol[d] / ext : 0.0;
-    }
     c_.grid = g;
     const int nb = 2 * g.ncols();
     grow(sort_.bucket_count, nb + 1, "md::cluster_bucket_count");
