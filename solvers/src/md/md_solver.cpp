@@ -94,15 +94,8 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     const bool mixed = list_mode_ == ListMode::cluster_mixed;
     const int local = mixed ? clusters_mixed_.local_clusters() : clusters_double_.local_clusters();
     const int pairs = mixed ? clusters_mixed_.cluster_pairs() : clusters_double_.cluster_pairs();
-    // The wide registers serve the one-type LJ form; tables of several types run in 16 bytes.
-    const bool uniform = std::visit(
-        [](const auto& pair) {
-          if constexpr (requires { kmd::uniform_form(pair); })
-            return kmd::uniform_form(pair).has_value();
-          return false;
-        },
-        pair_);
-    const int bytes = uniform ? clusters_mixed_.vector_bytes() : 16;
+    const int bytes =
+        std::visit([&](const auto& pair) { return clusters_mixed_.register_bytes(pair); }, pair_);
     ctx.log().info(
         "md: cluster-pair lists of {} atoms, pair forces in {}; rank 0: {} local clusters, {} "
         "cluster pairs",

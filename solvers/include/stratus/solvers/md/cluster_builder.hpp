@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace stratus::md {
@@ -121,6 +122,15 @@ class ClusterPairs {
   /// compare the widths).
   void limit_vector_bytes(int limit) { vector_bytes_ = std::min(vector_bytes_, limit); }
   [[nodiscard]] int vector_bytes() const noexcept { return vector_bytes_; }
+  /// Bytes of the registers forces() runs in with `pair`: the wide rows serve float with one LJ
+  /// form (tables of several types and double run in 16 bytes).
+  template <class Pair>
+  [[nodiscard]] int register_bytes(const Pair& pair) const {
+    bool uniform = false;
+    if constexpr (requires { kernels::md::uniform_form(pair); })
+      uniform = kernels::md::uniform_form(pair).has_value();
+    return std::is_same_v<T, float> && uniform ? vector_bytes_ : 16;
+  }
 
   /// The clusters and the list of the last build (for tests and diagnostics).
   [[nodiscard]] const kernels::md::Clusters<T>& clustered() const noexcept { return c_; }
