@@ -59,10 +59,13 @@ TEST(LammpsData, ErrorsNameTheLine) {
             "x.data:9: the Atoms section ends early: the file ends");
   EXPECT_EQ(parse_error(kHeader + "Atoms\n\n1 3 0 0 0\n2 1 1 1 1\n"),
             "x.data:11: expected an atom type in 1..1, found 3");
-  EXPECT_EQ(parse_error(kHeader + "Pair Coeffs\n\n1 1.0 1.0\n"),
-            "x.data:9: expected a section Masses, Atoms or Velocities, found 'Pair Coeffs' "
-            "(coefficients come "
-            "from the deck)");
+  // Pair Coeffs are read (the solver decides what to do with them); unknown sections are not.
+  EXPECT_EQ(parse_error(kHeader + "Pair Coeffs\n\n1 1.0 1.0\n\nAtoms\n\n1 1 0 0 0\n2 1 1 1 1\n"),
+            "accepted");
+  EXPECT_EQ(parse_error(kHeader + "Foo Bar\n\n1 1.0 1.0\n"),
+            "x.data:9: expected a section (Masses, Atoms, Velocities, Bonds, Angles, Dihedrals, "
+            "Impropers, Pair Coeffs, PairIJ Coeffs, Bond Coeffs, Angle Coeffs, Dihedral Coeffs, "
+            "Improper Coeffs), found 'Foo Bar'");
   EXPECT_EQ(
       parse_error(
           "t\n2 atoms\n1 atom types\n0 1 xlo xhi\n0 1 ylo yhi\n0 1 zlo zhi\n0 0 0 xy xz yz\n"),

@@ -52,13 +52,16 @@ struct CoeffSection {
   [[nodiscard]] bool present() const noexcept { return line != 0; }
 };
 
-/// The molecular topology of a data file (all empty for atom style atomic).
+/// The molecular topology of a data file (all empty for atom style atomic). The terms are stored
+/// by id: bonds[k] is the file's bond k + 1 (ids are 1..count, each once), whatever the row order.
+/// pair_coeffs holds a Pair Coeffs section (rows[t] for type t, type2 == type) or a PairIJ Coeffs
+/// section (rows (0,0), (0,1) .. (0,n-1), (1,1) .. (n-1,n-1)); a file with both is refused.
 struct Topology {
   int bond_types = 0, angle_types = 0, dihedral_types = 0, improper_types = 0;
   std::vector<DataTerm<2>> bonds;
-  std::vector<DataTerm<3>> angles;      ///< atoms i j k: j is the apex
-  std::vector<DataTerm<4>> dihedrals;   ///< i j k l along the chain
-  std::vector<DataTerm<4>> impropers;   ///< i j k l as LAMMPS orders them (i the centre for harmonic)
+  std::vector<DataTerm<3>> angles;     ///< atoms i j k: j is the apex
+  std::vector<DataTerm<4>> dihedrals;  ///< i j k l along the chain
+  std::vector<DataTerm<4>> impropers;  ///< i j k l in LAMMPS's order (harmonic: i the centre)
   CoeffSection pair_coeffs, bond_coeffs, angle_coeffs, dihedral_coeffs, improper_coeffs;
 };
 
@@ -76,12 +79,14 @@ struct AtomConfiguration {
 
 /// Parses the text of a LAMMPS data file (`path` is used in messages). Supported: the header
 /// counts "atoms", "atom types", "bonds", "angles", "dihedrals", "impropers" and their "... types",
-/// "xlo xhi" / "ylo yhi" / "zlo zhi", and the sections Masses, Atoms (style atomic:
+/// "xlo xhi" / "ylo yhi" / "zlo zhi" (the "extra ... per atom" hints are read and ignored), and
+/// the sections, in any order, each at most once: Masses, Atoms (style atomic:
 /// id type x y z [ix iy iz]; full: id molecule type q x y z [ix iy iz]; the style from the
 /// section's comment "Atoms # full", else from the number of words, the same on every row),
 /// Velocities (id vx vy vz), Bonds, Angles, Dihedrals, Impropers (id type atom1 ... atomN) and
-/// the coefficient sections of CoeffSection. Ids must be 1..N, each once; every bonded term names
-/// existing, distinct atoms and a type in range; its count must match the header's. Throws
+/// the coefficient sections of CoeffSection (one row per type). Ids must be 1..N, each once; every
+/// bonded term names existing, distinct atoms and a type in range; a section has as many rows as
+/// the header's count, and a count > 0 needs its section (a section, its count). Throws
 /// InputError naming path:line, what was expected and what was found, for anything else (a
 /// tilted box, an unknown section, a short line, a duplicate id, a bond to a missing atom, ...).
 AtomConfiguration parse_lammps_data(const std::string& path, const std::string& text);
