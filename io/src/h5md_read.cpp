@@ -166,7 +166,8 @@ std::array<double, 3> read_edges(hid_t file, const std::string& group, std::int6
 }
 
 AtomConfiguration read_on_root(const std::string& path, const std::string& group_name,
-                               std::int64_t frame_wanted, int index_base) {
+                               std::int64_t frame_wanted, int index_base,
+                               const std::string& length_unit) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw Unreadable{"no such file"};
   if (H5Fis_hdf5(path.c_str()) <= 0) throw Unreadable{"not an HDF5 file"};
@@ -184,11 +185,16 @@ AtomConfiguration read_on_root(const std::string& path, const std::string& group
     throw Unreadable{fmt::format("{} has shape {}, expected (frames, atoms, 3)", position.name,
                                  shape_text(position.dims))};
   const std::string unit = detail::read_string_attribute(position.dset, "unit");
-  if (!unit.empty())
+  if (length_unit.empty() && !unit.empty())
     throw Unreadable{
-        fmt::format("{}@unit is '{}'; the md solver runs in Lennard-Jones reduced "
-                    "units and does not convert physical units",
+        fmt::format("{}@unit is '{}'; the run is in Lennard-Jones reduced units (md.units = "
+                    "\"lj\") and does not convert physical units",
                     position.name, unit)};
+  if (!length_unit.empty() && unit != length_unit)
+    throw Unreadable{fmt::format(
+        "{}@unit is {}; expected '{}', the length unit of the deck's md.units (Stratus does not "
+        "convert units)",
+        position.name, unit.empty() ? std::string("absent") : "'" + unit + "'", length_unit)};
   const hsize_t frames = position.time_dependent ? position.dims[0] : 1;
   const hsize_t n = position.dims[position.time_dependent ? 1 : 0];
   if (n == 0) throw Unreadable{position.name + " holds no atoms"};
@@ -270,7 +276,8 @@ void broadcast_vector(MPI_Comm comm, std::vector<T>& values) {
 }  // namespace
 
 AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const std::string& group,
-                                  std::int64_t frame, int index_base) {
+                                  std::int64_t frame, int index_base,
+                                  const std::string& length_unit) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   AtomConfiguration c;
@@ -278,7 +285,7 @@ AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const 
   if (rank == 0) {
     try {
       QuietHdf5Errors quiet;
-      c = read_on_root(path, group, frame, index_base);
+      c = read_on_root(path, group, frame, index_base, length_unit);
     } catch (const Unreadable& e) {
       failure = e.what.empty() ? "unreadable" : e.what;
     }

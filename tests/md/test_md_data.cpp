@@ -254,8 +254,94 @@ TEST(H5mdStart, SameStateAsTheRunThatWroteIt) {
   MPI_Barrier(ctx.comm());
   EXPECT_EQ(h5md_error(ctx, path),
             path +
-                ": /particles/all/position/value@unit is 'nm'; the md solver runs in "
-                "Lennard-Jones reduced units and does not convert physical units");
+                ": /particles/all/position/value@unit is 'nm'; the run is in Lennard-Jones "
+                "reduced units (md.units = \"lj\") and does not convert physical units");
   MPI_Barrier(ctx.comm());
   if (ctx.rank() == 0) std::remove(path.c_str());
+}
+
+// md.units real and metal with LAMMPS's constants: the same 256 argon atoms (tests/md/data,
+// a displaced fcc lattice with velocities) as LAMMPS 2022 (Debian's lmp) runs them with
+//   units real|metal; atom_style atomic; read_data argon_UNITS.data; pair_style lj/cut 8.5;
+//   pair_coeff 1 1 EPS 3.405; neighbor 2.0 bin; fix 1 all nve; timestep 1.0 (real) | 0.001
+//   (metal); thermo_modify norm yes format float %.15g; run 100
+// (EPS 0.2381 kcal/mol or 0.0103 eV). Step 0 tests the constants (k_B in T, mvv2e in the kinetic
+// energy, nktv2p in the pressure): to 1e-12 relative. Step 100 tests the integrator's force to
+// acceleration conversion: 100 steps of a hot displaced lattice amplify round-off, so 1e-8.
+TEST(MdUnits, ArgonAsLammpsRunsItInRealAndMetalUnits) {
+  Context& ctx = stratus::testing::context();
+  struct Case {
+    std::string units, eps, dt;
+    // temperature, potential/N, kinetic/N, pressure at steps 0 and 100 (LAMMPS's thermo)
+    double ref[2][4];
+  };
+  const Case cases[] = {
+      {"real",
+       "0.2381",
+       "1.0",
+       {{217.053920921601, -1.87746493317871, 0.64446917876222, 1597.34413171728},
+        {135.312695820026, -1.62169701390047, 0.401765891078891, 3652.42691910182}}},
+      {"metal",
+       "0.0103",
+       "0.001",
+       {{217.053928977099, -0.081217508659138, 0.0279468269326636, 1616.57713069588},
+        {135.398477018829, -0.0701387783531205, 0.0174332610426539, 3696.61142362517}}},
+  };
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.units);
+    const io::Deck deck = io::load_deck(
+        "units.toml",
+        "[run]\nsolver = \"md\"\nsteps = 0\n[md]\nunits = \"" + c.units + "\"\ntimestep = " + c.dt +
+            "\n[md.read_data]\nfile = \"" STRATUS_MD_TEST_DATA "/argon_" + c.units +
+            ".data\"\n[md.pair]\ncutoff = 8.5\n[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = " +
+            c.eps + "\nsigma = 3.405\n[md.neighbor]\nskin = 2.0\n",
+        std::vector<std::string>{}, common_schema(registry),
+        [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
+    md::MdSolver solver(ctx, deck);
+    for (int at = 0; at < 2; ++at) {
+      if (at == 1)
+        for (int s = 0; s < 100; ++s) solver.step();
+      const md::Thermo th = solver.thermo();
+      const double got[4] = {th.temperature, th.potential, th.kinetic, th.pressure};
+      const double tol = at == 0 ? 1e-12 : 1e-8;
+      for (int q = 0; q < 4; ++q)
+        EXPECT_NEAR(got[q], c.ref[at][q], tol * std::abs(c.ref[at][q]))
+            << "step " << (at == 0 ? 0 : 100) << ", quantity " << q;
+    }
+  }
+}
+
+// A deck in physical units must say its time step (the default is in tau), and lattices are
+// given by reduced densities only.
+TEST(MdUnits, RealUnitsNeedATimestepAndAFile) {
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  const auto error = [&](const std::string& text) {
+    try {
+      const io::Deck deck = io::load_deck("u.toml", "[run]\nsolver = \"md\"\nsteps = 0\n" + text,
+                                          std::vector<std::string>{}, common_schema(registry),
+                                          [&](const std::string& s, Schema& schema) {
+                                            registry.find(s)->declare_sections(schema);
+                                          });
+      (void)md::MdConfig::from(deck);
+    } catch (const io::DeckError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string pair =
+      "[md.pair]\ncutoff = 8.5\n[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 0.2\nsigma = 3.4\n";
+  EXPECT_NE(error("[md]\nunits = \"real\"\n[md.read_data]\nfile = \"a.data\"\n" + pair)
+                .find("md.units = \"real\" needs md.timestep, in fs"),
+            std::string::npos);
+  EXPECT_NE(error("[md]\nunits = \"metal\"\ntimestep = 0.001\n[md.lattice]\ndensity = 0.8\ncells = "
+                  "[2, 2, 2]\n[md.velocity]\ntemperature = 1.0\n" +
+                  pair)
+                .find("a lattice is given by its reduced density"),
+            std::string::npos);
+  EXPECT_EQ(
+      error("[md]\nunits = \"real\"\ntimestep = 1.0\n[md.read_data]\nfile = \"a.data\"\n" + pair),
+      "accepted");
 }

@@ -23,7 +23,7 @@ namespace stratus::md {
 
 void MdSolver::declare_state(StateDescriptor& state) {
   using Restore = StateDescriptor::Restore;
-  state.identity({"md", "lj", &dt_, StateDescriptor::grid_layout(*decomposition_)});
+  state.identity({"md", config_.units.name, &dt_, StateDescriptor::grid_layout(*decomposition_)});
   state.clock(&step_);  // the time is step x dt
   state.invariant("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]},
                   "box lower corner");

@@ -84,6 +84,12 @@ void read_source(const io::Deck& deck, MdConfig& c) {
                                     static_cast<std::uint64_t>(deck.integer("md.velocity.seed"))};
   if (lattice) {
     c.source = MdConfig::Source::lattice;
+    if (c.units.system != UnitSystem::lj)
+      throw deck.error_at("md.lattice.density",
+                          fmt::format("a lattice is given by its reduced density (md.units = "
+                                      "\"lj\"); with md.units = \"{}\" start from [md.read_data] "
+                                      "or [md.read_h5md]",
+                                      c.units.name));
     if (!c.velocity)
       throw deck.error_at("md.lattice.cells",
                           "a lattice needs [md.velocity] (temperature) as well");
@@ -111,6 +117,60 @@ void read_source(const io::Deck& deck, MdConfig& c) {
 
 }  // namespace
 
+Units Units::of(UnitSystem system) {
+  Units u;
+  u.system = system;
+  switch (system) {
+    case UnitSystem::lj:
+      u.name = "lj";
+      u.length = "sigma";
+      u.time = "tau";
+      u.energy = "epsilon";
+      u.mass = "m";
+      u.temperature = "epsilon/k_B";
+      u.pressure = "epsilon/sigma^3";
+      u.charge = "reduced charge";
+      u.h5md_length = "sigma";
+      u.h5md_time = "tau";
+      break;
+    case UnitSystem::real:
+      // LAMMPS's `units real` (src/update.cpp): force-time-mass to velocity is 1 / 48.88821291^2.
+      u.name = "real";
+      u.boltz = 0.0019872067;
+      u.mvv2e = 48.88821291 * 48.88821291;
+      u.nktv2p = 68568.415;
+      u.qqr2e = 332.06371;
+      u.length = "Angstrom";
+      u.time = "fs";
+      u.energy = "kcal/mol";
+      u.mass = "g/mol";
+      u.temperature = "K";
+      u.pressure = "atm";
+      u.charge = "e";
+      u.h5md_length = "Angstrom";
+      u.h5md_time = "fs";
+      break;
+    case UnitSystem::metal:
+      // LAMMPS's `units metal`.
+      u.name = "metal";
+      u.boltz = 8.617343e-5;
+      u.mvv2e = 1.0364269e-4;
+      u.nktv2p = 1.6021765e6;
+      u.qqr2e = 14.399645;
+      u.length = "Angstrom";
+      u.time = "ps";
+      u.energy = "eV";
+      u.mass = "g/mol";
+      u.temperature = "K";
+      u.pressure = "bar";
+      u.charge = "e";
+      u.h5md_length = "Angstrom";
+      u.h5md_time = "ps";
+      break;
+  }
+  return u;
+}
+
 MemoryNeed MdConfig::memory() const {
   if (source != Source::lattice) return {};
   const std::int64_t basis = lattice.style == LatticeStyle::fcc   ? 4
@@ -124,7 +184,15 @@ MemoryNeed MdConfig::memory() const {
 
 MdConfig MdConfig::from(const io::Deck& deck) {
   MdConfig c;
+  c.units = Units::of(deck.choice<UnitSystem>(
+      "md.units",
+      {{"lj", UnitSystem::lj}, {"real", UnitSystem::real}, {"metal", UnitSystem::metal}}));
   c.timestep = deck.real("md.timestep");
+  if (c.units.system != UnitSystem::lj && deck.origin("md.timestep").is_default)
+    throw deck.error_at("md.timestep",
+                        fmt::format("md.units = \"{}\" needs md.timestep, in {} (the default "
+                                    "0.005 is in reduced units, tau)",
+                                    c.units.name, c.units.time));
   c.masses = deck.real_list("md.masses");
   const auto& ranks = deck.integer_list("md.ranks");
   for (int a = 0; a < 3; ++a) c.ranks[a] = static_cast<int>(ranks[a]);

@@ -37,7 +37,8 @@ void MdSolver::write_frame() {
   if (!trajectory_)
     trajectory_ = std::make_unique<io::H5mdWriter>(
         ctx_.comm(), trajectory_part_path(trajectory_part_), config_.deck_toml, natoms_,
-        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)}, "sigma", "tau",
+        std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)},
+        config_.units.h5md_length, config_.units.h5md_time,
         std::vector<std::string>{"periodic", "periodic", "periodic"}, "Stratus user",
         trajectory_extras(atoms_));
   append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_);
@@ -57,10 +58,13 @@ void MdSolver::declare_outputs(OutputDescriptor& outputs) {
                       resumed_at);
     rebuilds_at_open_ = rebuilds_;
   };
+  const Units& u = config_.units;
   Output thermo = series_output(
       ctx_, thermo_, "thermo", config_.thermo_every, config_.output.path(".thermo.csv"),
-      "# units lj: energies per atom in epsilon, temperature in epsilon/k_B, time in tau\n"
-      "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
+      fmt::format("# units {}: energies per atom in {}, temperature in {}, time in {}, pressure "
+                  "in {}\n"
+                  "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
+                  u.name, u.energy, u.temperature, u.time, u.pressure),
       fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
                   "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),
       [this] { report(); }, resumed);

@@ -10,11 +10,16 @@ namespace {
 void declare_system(Schema& schema) {
   auto& md = schema.section(
       "md",
-      "Molecular dynamics in reduced Lennard-Jones units (lengths in sigma, energies in epsilon, "
-      "masses in m, time in tau = sigma sqrt(m / epsilon), k_B = 1).",
+      "Molecular dynamics. Every value is in the units of md.units: lj (reduced: lengths in "
+      "sigma, energies in epsilon, masses in m, time in tau = sigma sqrt(m / epsilon), k_B = 1), "
+      "real (Angstrom, kcal/mol, g/mol, fs, K, atm, e) or metal (Angstrom, eV, g/mol, ps, K, bar, "
+      "e), as LAMMPS's units command defines them.",
       "md");
-  md.add_string("units", "Units system; written into every output file.")
-      .one_of({"lj"})
+  md.add_string("units",
+                "Units system (LAMMPS's definitions and constants); named in the log, the thermo "
+                "file and the H5MD trajectory's unit attributes. real and metal need md.timestep "
+                "and an initial configuration from a file.")
+      .one_of({"lj", "real", "metal"})
       .set_default(std::string("lj"));
   md.add_string("precision",
                 "Arithmetic of the pair interactions. double: everything in double. mixed: "
@@ -25,13 +30,16 @@ void declare_system(Schema& schema) {
                 "cluster lists (md.neighbor.list = cluster, or auto on CPU backends).")
       .one_of({"double", "mixed"})
       .set_default(std::string("double"));
-  md.add_real("timestep", "Time step.").positive().unit("tau").set_default(0.005);
+  md.add_real("timestep", "Time step (required with real and metal units).")
+      .positive()
+      .unit("time")
+      .set_default(0.005);
   md.add_real_list("masses",
                    "Mass of each atom type (the number of types is the list length). With "
                    "[md.read_data], left out: the data file's Masses section when it has one; "
                    "given: it must agree with that section.")
       .at_least(1e-300)
-      .unit("m")
+      .unit("mass")
       .set_default(std::vector<double>{1.0});
   md.add_int_list("ranks", "MPI ranks along x, y and z; 0 lets MPI_Dims_create choose that axis.")
       .list_length(3)
@@ -62,7 +70,7 @@ void declare_system(Schema& schema) {
       "(3N - 3 degrees of freedom).",
       "md");
   vel.optional = true;
-  vel.add_real("temperature", "Initial temperature.").at_least(0.0).unit("epsilon/k_B");
+  vel.add_real("temperature", "Initial temperature.").at_least(0.0).unit("temperature");
   vel.add_int("seed", "Random seed.").at_least(1).set_default(std::int64_t{87287});
 
   auto& data = schema.section(
@@ -104,7 +112,7 @@ void declare_dynamics(Schema& schema) {
   pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
   pair.add_real("cutoff", "Global cutoff (used by every type pair without its own).")
       .positive()
-      .unit("sigma");
+      .unit("length");
   pair.add_bool("shift", "Shift each pair energy to zero at its cutoff.").set_default(false);
   pair.add_bool("tail", "Add analytic long-range (tail) corrections to energy and pressure.")
       .set_default(false);
@@ -115,17 +123,17 @@ void declare_dynamics(Schema& schema) {
       "[[md.pair.coeff]] types = [1, 1]).",
       "md", true);
   coeff.add_int_list("types", "The two types (1-based).").list_length(2).at_least(1);
-  coeff.add_real("epsilon", "Well depth.").at_least(0.0).unit("epsilon");
-  coeff.add_real("sigma", "Zero-crossing distance.").positive().unit("sigma");
+  coeff.add_real("epsilon", "Well depth.").at_least(0.0).unit("energy");
+  coeff.add_real("sigma", "Zero-crossing distance.").positive().unit("length");
   coeff.add_real("cutoff", "Cutoff of this pair; 0 takes md.pair.cutoff.")
       .at_least(0.0)
-      .unit("sigma")
+      .unit("length")
       .set_default(0.0);
 
   auto& nb = schema.section("md.neighbor", "Verlet neighbour lists built by cell binning.", "md");
   nb.add_real("skin", "Extra distance beyond the cutoff kept in the lists.")
       .at_least(0.0)
-      .unit("sigma")
+      .unit("length")
       .set_default(0.3);
   nb.add_string("list",
                 "full: every pair stored from both sides, forces summed in global-id order "
@@ -160,12 +168,12 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::string("nve"));
   in.add_real("temperature", "Target temperature of the thermostat.")
       .at_least(0.0)
-      .unit("epsilon/k_B")
+      .unit("temperature")
       .set_default(1.0);
   in.add_real("damping",
               "Thermostat time constant: 1/gamma for langevin, the period of the chain for nvt.")
       .positive()
-      .unit("tau")
+      .unit("time")
       .set_default(1.0);
   in.add_int("chain", "Length of the Nose-Hoover chain (nvt).")
       .at_least(1)

@@ -46,7 +46,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   skin_ = c.neighbor.skin;
   rebuild_every_ = c.neighbor.every;
   integrator_ = c.integrator.style;
-  target_temperature_ = c.integrator.temperature;
+  target_kt_ = c.units.boltz * c.integrator.temperature;
   gamma_ = 1.0 / c.integrator.damping;
   langevin_seed_ = c.integrator.seed;
 
@@ -54,7 +54,9 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   masses_ = kmd::TypeMasses("md::masses", config_.masses.size());
   {
     auto h = Kokkos::create_mirror_view(masses_);
-    for (std::size_t t = 0; t < config_.masses.size(); ++t) h(t) = config_.masses[t];
+    // The kernels take m mvv2e (units.hpp): a = f / (m mvv2e), KE = 1/2 (m mvv2e) v^2.
+    for (std::size_t t = 0; t < config_.masses.size(); ++t)
+      h(t) = config_.masses[t] * config_.units.mvv2e;
     Kokkos::deep_copy(masses_, h);
   }
   decompose(deck);
@@ -107,10 +109,10 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   }
   ctx.log().info(
       "md: {} atoms, box {:.6g} x {:.6g} x {:.6g}, {} ranks ({} x {} x {}), cutoff {:.4g} + skin "
-      "{:.4g}",
+      "{:.4g}; units {} ({}, {}, {})",
       natoms_, box_.length(0), box_.length(1), box_.length(2), ctx.size(),
       decomposition_->dims()[0], decomposition_->dims()[1], decomposition_->dims()[2], cutoff_max_,
-      skin_);
+      skin_, c.units.name, c.units.length, c.units.energy, c.units.time);
 }
 
 void MdSolver::read_initial_configuration(const io::Deck& deck) {
@@ -131,7 +133,8 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
         io::parse_lammps_data(c.file, io::read_text_file(ctx_.comm(), c.file, "LAMMPS data file")));
   else
     data_ = std::make_unique<io::AtomConfiguration>(
-        io::read_h5md_frame(ctx_.comm(), c.file, c.h5md.group, c.h5md.frame, c.h5md.index_base));
+        io::read_h5md_frame(ctx_.comm(), c.file, c.h5md.group, c.h5md.frame, c.h5md.index_base,
+                            c.units.system == UnitSystem::lj ? "" : c.units.h5md_length));
   // A data file declares its type count; an H5MD frame's highest species must exist.
   if (data ? data_->ntypes != ntypes_ : data_->ntypes > ntypes_)
     throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
@@ -190,7 +193,7 @@ void MdSolver::setup_thermostat_and_tail() {
     // Martyna, Klein, Tuckerman (1992): Q_1 = dof kT tau^2, Q_k = kT tau^2, all at rest.
     const auto m = static_cast<std::size_t>(c.integrator.chain);
     const double tau = c.integrator.damping;
-    const double kt = target_temperature_;
+    const double kt = target_kt_;
     chain_xi_.assign(m, 0.0);
     chain_v_.assign(m, 0.0);
     chain_q_.assign(m, kt * tau * tau);
@@ -402,7 +405,7 @@ void MdSolver::chain_half_step() {
   const ChainState start{chain_xi_, chain_v_, 2.0 * kinetic_energy_exact(), 1.0};
   for (int nc = 1;; nc *= 2) {
     ChainState s = start;
-    if (propagate_chain(s, chain_q_, dof_, target_temperature_, 0.5 * dt_, nc, kLimit)) {
+    if (propagate_chain(s, chain_q_, dof_, target_kt_, 0.5 * dt_, nc, kLimit)) {
       chain_xi_ = std::move(s.xi);
       chain_v_ = std::move(s.v);
       kmd::scale_velocities(atoms_.v, s.scale, atoms_.nlocal);
@@ -421,16 +424,16 @@ double MdSolver::chain_energy() const {
   double e = 0;
   for (std::size_t k = 0; k < chain_v_.size(); ++k)
     e += 0.5 * chain_q_[k] * chain_v_[k] * chain_v_[k] +
-         (k == 0 ? dof_ : 1.0) * target_temperature_ * chain_xi_[k];
+         (k == 0 ? dof_ : 1.0) * target_kt_ * chain_xi_[k];
   return e;
 }
 
 void MdSolver::create_velocities(const io::Deck& deck) {
   if (!config_.velocity) return;  // the data file's velocities (or zero)
-  const double temperature = config_.velocity->temperature;
+  const double kt = config_.units.boltz * config_.velocity->temperature;
   const std::uint64_t seed = config_.velocity->seed;
   // A kinetic energy beyond the exact sums' range would wrap around (every velocity scaled to 0).
-  const double target = 0.5 * (3.0 * static_cast<double>(natoms_) - 3.0) * temperature;
+  const double target = 0.5 * (3.0 * static_cast<double>(natoms_) - 3.0) * kt;
   if (!(target < kFixedRange))
     throw deck.error_at(
         "md.velocity.temperature",
@@ -438,8 +441,8 @@ void MdSolver::create_velocities(const io::Deck& deck) {
             "{:g}: the kinetic energy of {} atoms at this temperature "
             "({:.3g}) is beyond the range of the order-independent sums that keep runs the same at "
             "any rank count (|E| < {:.3g} in the deck's units); give a physical temperature",
-            temperature, natoms_, target, kFixedRange));
-  kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, temperature, seed, atoms_.nlocal);
+            config_.velocity->temperature, natoms_, target, kFixedRange));
+  kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, kt, seed, atoms_.nlocal);
   // Zero total momentum, then scale to the temperature exactly with 3N - 3 degrees of freedom.
   // Both sums are order-independent (ExactSum): the velocities are bitwise the same at any rank
   // count.
@@ -460,7 +463,7 @@ void MdSolver::create_velocities(const io::Deck& deck) {
     }
   const double kinetic = ExactSum::over_ranks(ctx_.comm(), ke)[0];
   const double dof = 3.0 * static_cast<double>(natoms_) - 3.0;
-  const double scale = kinetic > 0 && dof > 0 ? std::sqrt(0.5 * dof * temperature / kinetic) : 0.0;
+  const double scale = kinetic > 0 && dof > 0 ? std::sqrt(0.5 * dof * kt / kinetic) : 0.0;
   for (int i = 0; i < atoms_.nlocal; ++i)
     for (int d = 0; d < 3; ++d) v(i, d) *= scale;
   Kokkos::deep_copy(atoms_.v, v);
@@ -544,8 +547,8 @@ void MdSolver::compute_forces(bool with_energy) {
     exchange_->reverse_forces(atoms_);
   }
   if (integrator_ == Integrator::langevin)
-    kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_,
-                        target_temperature_, dt_, langevin_seed_, step_, atoms_.nlocal);
+    kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_, target_kt_,
+                        dt_, langevin_seed_, step_, atoms_.nlocal);
 }
 
 void MdSolver::step() {
@@ -623,11 +626,12 @@ Thermo MdSolver::thermo() {
   const double n = static_cast<double>(natoms_);
   const double dof = 3.0 * n - 3.0;
   th.volume = box_.length(0) * box_.length(1) * box_.length(2);
-  th.temperature = dof > 0 ? 2.0 * global[0] / dof : 0.0;
+  const Units& u = config_.units;
+  th.temperature = dof > 0 ? 2.0 * global[0] / (dof * u.boltz) : 0.0;
   th.kinetic = global[0] / n;
   th.potential = (global[1] + tail_energy_) / n;
   th.total = th.kinetic + th.potential;
-  th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume);
+  th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume) * u.nktv2p;
   th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);
   return th;
 }

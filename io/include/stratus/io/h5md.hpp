@@ -130,10 +130,12 @@ class H5mdWriter {
 /// (3 edges or a diagonal 3 x 3 matrix, fixed or per frame; box@boundary periodic when given);
 /// takes id, species, image and velocity when present (defaults: id = row, species = first
 /// type, image 0, no velocities). Ids and species count from `index_base` (0 in files Stratus
-/// writes, 1 in files whose ids and types count from 1). Positions in physical units (a `unit`
-/// attribute) are refused: the md solver runs in Lennard-Jones reduced units. The box starts at
-/// the origin. Throws InputError ("PATH: what is wrong", naming the HDF5 object) on every rank.
+/// writes, 1 in files whose ids and types count from 1). `length_unit` is the run's: empty for
+/// reduced units, where positions with a `unit` attribute are refused; else the position's
+/// `unit` attribute must be that string (no conversion). The box starts at the origin. Throws
+/// InputError ("PATH: what is wrong", naming the HDF5 object) on every rank.
 AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const std::string& group,
-                                  std::int64_t frame, int index_base);
+                                  std::int64_t frame, int index_base,
+                                  const std::string& length_unit = "");
 
 }  // namespace stratus::io

@@ -6,6 +6,7 @@
 
 #include "stratus/io/deck.hpp"
 #include "stratus/io/output.hpp"
+#include "stratus/solvers/md/units.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <array>
@@ -25,6 +26,7 @@ enum class NeighborListKind { automatic, full, half, cluster };
 enum class Precision { full_double, mixed };
 
 struct MdConfig {
+  Units units;  ///< md.units; every other value is in these units
   double timestep = 0;
   std::vector<double> masses;  ///< per type; the number of types is its length
   std::array<int, 3> ranks{};  ///< process grid; 0: MPI_Dims_create chooses that axis

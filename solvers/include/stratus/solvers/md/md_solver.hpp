@@ -23,7 +23,7 @@
 
 namespace stratus::md {
 
-/// Global thermodynamic state (energies per atom, as LAMMPS prints them in LJ units).
+/// Global thermodynamic state in md.units (energies per atom, as LAMMPS prints them in LJ units).
 struct Thermo {
   std::int64_t step = 0;
   double time = 0;
@@ -54,8 +54,10 @@ class MdSolver : public Solver {
   [[nodiscard]] double current_time() const override { return static_cast<double>(step_) * dt_; }
   [[nodiscard]] double work_per_step() const override { return static_cast<double>(natoms_); }
   [[nodiscard]] std::string work_unit() const override { return "atom-steps"; }
-  /// Reduced LJ time: tau per day, cost per 1000 tau.
-  [[nodiscard]] TimeUnits time_units() const override { return {"tau", 86400, "day", 1000}; }
+  /// md.units's time (tau, fs or ps) per day, cost per 1000 of it.
+  [[nodiscard]] TimeUnits time_units() const override {
+    return {config_.units.time, 86400, "day", 1000};
+  }
   /// One step; `prepare_output`: the thermo row is due after it (energy and virial computed).
   void advance(bool prepare_output) override;
   void declare_outputs(OutputDescriptor& outputs) override;
@@ -147,7 +149,7 @@ class MdSolver : public Solver {
   double cutoff_max_ = 0, skin_ = 0;
   std::int64_t rebuild_every_ = 0;
   Integrator integrator_ = Integrator::nve;
-  double target_temperature_ = 0, gamma_ = 0;
+  double target_kt_ = 0, gamma_ = 0;  ///< k_B T of the thermostat (energy), 1 / damping
   std::uint64_t langevin_seed_ = 0;
   // Nose-Hoover chain (nvt): positions xi_k, velocities v_xi_k and masses Q_k, replicated on
   // every rank (they depend only on global sums).
