@@ -60,6 +60,14 @@ KOKKOS_INLINE_FUNCTION T cos(T x) {
   return STRATUS_KOKKOS_MATH_NS::cos(x);
 }
 template <class T>
+KOKKOS_INLINE_FUNCTION T acos(T x) {
+  return STRATUS_KOKKOS_MATH_NS::acos(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T atan2(T y, T x) {
+  return STRATUS_KOKKOS_MATH_NS::atan2(y, x);
+}
+template <class T>
 KOKKOS_INLINE_FUNCTION T pow(T x, T y) {
   return STRATUS_KOKKOS_MATH_NS::pow(x, y);
 }
