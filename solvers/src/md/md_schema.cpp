@@ -2,6 +2,11 @@
 // [[md.pair.coeff]], [md.neighbor], [md.integrator], [md.trajectory], [md.thermo].
 #include "stratus/solvers/md/md_config.hpp"
 
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
 namespace stratus::md {
 
 namespace {
@@ -200,11 +205,64 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::int64_t{100});
 }
 
+/// [md.bond], [md.angle], [md.dihedral], [md.improper], [md.special_bonds]: molecular
+/// topologies from a LAMMPS data file (atom style full); coefficients come from its sections.
+void declare_topology(Schema& schema) {
+  const struct {
+    const char* kind;
+    std::vector<std::string> styles;
+    const char* formula;
+  } kinds[] = {
+      {"bond", {"auto", "harmonic"}, "harmonic: E = K (r - r0)^2, coefficients K r0"},
+      {"angle",
+       {"auto", "harmonic"},
+       "harmonic: E = K (theta - theta0)^2, coefficients K theta0 (degrees)"},
+      {"dihedral",
+       {"auto", "charmm", "opls"},
+       "charmm: E = K [1 + cos(n phi - d)], coefficients K n d w (d in degrees, w = 0); opls: "
+       "E = K1/2 (1 + cos phi) + K2/2 (1 - cos 2phi) + K3/2 (1 + cos 3phi) + K4/2 (1 - cos "
+       "4phi), coefficients K1 K2 K3 K4"},
+      {"improper",
+       {"auto", "harmonic"},
+       "harmonic: E = K (chi - chi0)^2, chi the angle between the planes (i, j, k) and (j, k, "
+       "l), coefficients K chi0 (degrees)"},
+  };
+  for (const auto& k : kinds) {
+    auto& sec = schema.section(
+        std::string("md.") + k.kind,
+        fmt::format("The {0}s of the data file ([md.read_data]): their style; the coefficients "
+                    "are the file's {1} Coeffs section, as LAMMPS's formulas take them ({2}).",
+                    k.kind, std::string(1, static_cast<char>(k.kind[0] - 'a' + 'A')) + (k.kind + 1),
+                    k.formula),
+        "md");
+    sec.add_string("style",
+                   "Style of every term of this kind. auto: the Coeffs section's comment (\"# "
+                   "harmonic\"), an error when it has none; a named style must agree with that "
+                   "comment. Giving a style for a system without such terms is an error.")
+        .one_of(k.styles)
+        .set_default(std::string("auto"));
+  }
+  auto& sb = schema.section(
+      "md.special_bonds",
+      "Scaling of the pair interactions of bonded atoms: 1-2 (bonded), 1-3 (two bonds apart) and "
+      "1-4 (three) partners, found from the bonds as LAMMPS's special_bonds does.",
+      "md");
+  sb.add_real_list("lj",
+                   "Factors of the Lennard-Jones interaction of 1-2, 1-3 and 1-4 pairs. 0 removes "
+                   "the pair from the neighbour lists; between 0 and 1 the pair's interaction is "
+                   "scaled; 1 leaves it whole. LAMMPS's default is 0 0 0.")
+      .list_length(3)
+      .at_least(0.0)
+      .at_most(1.0)
+      .set_default(std::vector<double>{0.0, 0.0, 0.0});
+}
+
 }  // namespace
 
 void MdConfig::declare(Schema& schema) {
   declare_system(schema);
   declare_dynamics(schema);
+  declare_topology(schema);
 }
 
 }  // namespace stratus::md

@@ -51,6 +51,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   langevin_seed_ = c.integrator.seed;
 
   read_initial_configuration(deck);
+  setup_molecules(deck);
   masses_ = kmd::TypeMasses("md::masses", config_.masses.size());
   {
     auto h = Kokkos::create_mirror_view(masses_);
@@ -70,9 +71,14 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     // auto: on CPUs half lists in double (faster than 4 x 4 clusters in double, whose SIMD
     // lanes hold half as many numbers), cluster lists in mixed precision; full lists on GPUs.
     NeighborListKind kind = c.neighbor.list;
+    const bool molecular = topology_ && topology_->active();
     if (kind == NeighborListKind::automatic)
       kind = !host ? NeighborListKind::full
-                   : (mixed ? NeighborListKind::cluster : NeighborListKind::half);
+                   : (mixed && !molecular ? NeighborListKind::cluster : NeighborListKind::half);
+    if (molecular && kind == NeighborListKind::cluster)
+      throw deck.error_at(mixed ? "md.precision" : "md.neighbor.list",
+                          "cluster lists (and mixed precision) do not take the special pairs of "
+                          "molecules yet: take half or full lists in double precision");
     if (kind == NeighborListKind::cluster && !host)
       throw deck.error_at("md.neighbor.list",
                           "cluster lists run on CPU backends; this build runs on a GPU: take "
@@ -85,6 +91,11 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
                  : kind == NeighborListKind::half ? ListMode::half
                  : mixed                          ? ListMode::cluster_mixed
                                                   : ListMode::cluster;
+  }
+  if (topology_) {
+    topology_->install(atoms_);
+    topology_->release_file();
+    if (topology_->active()) ctx.log().info("md: topology: {}", topology_->summary());
   }
   rebuild();
   compute_forces(true);
@@ -145,6 +156,33 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
     box_.lo[d] = 0.0;
     box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
   }
+}
+
+void MdSolver::setup_molecules(const io::Deck& deck) {
+  if (!data_ || config_.source != MdConfig::Source::lammps_data) {
+    topology_ = std::make_unique<MolecularTopology>(deck, config_, io::AtomConfiguration{}, atoms_);
+    return;
+  }
+  const io::AtomConfiguration& d = *data_;
+  if (d.style == io::AtomStyle::full) {
+    for (const auto& a : d.atoms)
+      if (a.charge != 0.0)
+        throw deck.error_at(
+            "md.pair.style",
+            fmt::format("{} gives atom {} the charge {} ({}), but md.pair.style = \"{}\" has no "
+                        "Coulomb term, and Stratus does not yet have lj/cut/coul/cut or "
+                        "lj/cut/coul/long: the charges would be ignored",
+                        config_.file, a.id + 1, a.charge, config_.units.charge, "lj/cut"));
+    // Molecule ids travel with the atoms and are written to trajectories and checkpoints.
+    atoms_.add_column<std::int64_t>("molecule",
+                                    {.migrate = true, .checkpoint = true, .trajectory = true});
+  }
+  if (d.topology.pair_coeffs.present())
+    throw InputError(fmt::format(
+        "{}:{}: a {} section; Stratus takes the pair coefficients from the deck's "
+        "[[md.pair.coeff]] only (for now): remove the section, or move its values to the deck",
+        config_.file, d.topology.pair_coeffs.line, "Pair Coeffs"));
+  topology_ = std::make_unique<MolecularTopology>(deck, config_, d, atoms_);
 }
 
 void MdSolver::adopt_file_masses(const io::Deck& deck) {
@@ -288,6 +326,15 @@ void MdSolver::create_atoms() {
     }
   }
   install_atoms(a);
+  if (data_ && data_->style == io::AtomStyle::full) {
+    auto mol = atoms_.column<std::int64_t>("molecule");
+    auto h = Kokkos::create_mirror_view(mol);
+    std::vector<std::int64_t> by_id(static_cast<std::size_t>(data_->natoms), 0);
+    for (const auto& atom : data_->atoms) by_id[static_cast<std::size_t>(atom.id)] = atom.molecule;
+    for (std::size_t i = 0; i < a.id.size(); ++i)
+      h(i, 0) = by_id[static_cast<std::size_t>(a.id[i])];
+    Kokkos::deep_copy(mol, h);
+  }
 }
 
 namespace {
@@ -507,6 +554,10 @@ void MdSolver::build_ghosts_and_list() {
       clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut);
       break;
   }
+  if (topology_) {
+    topology_->exclude(neighbors_, atoms_);
+    topology_->build(atoms_, natoms_, step_, ctx_.comm());
+  }
 }
 
 void MdSolver::compute_forces(bool with_energy) {
@@ -542,7 +593,17 @@ void MdSolver::compute_forces(bool with_energy) {
   pair_energy_ = r.energy;
   pair_virial_ = r.virial;
   energy_step_ = with_energy ? step_ : -1;
-  if (list_mode_ != ListMode::full) {  // each pair on one rank: the ghosts' reactions go home
+  const bool molecular = topology_ && topology_->active();
+  if (molecular) {
+    auto tb = ctx_.timers().scope("md: bonded", Phase::compute);
+    if (list_mode_ == ListMode::full)  // full lists leave the ghost rows as they were
+      Kokkos::deep_copy(
+          Kokkos::subview(atoms_.f, std::make_pair(atoms_.nlocal, atoms_.nall()), Kokkos::ALL),
+          Real(0));
+    bonded_ = topology_->forces(atoms_, pair_, with_energy);
+  }
+  // Each pair (and each bonded term) on one rank: the ghosts' reactions go home.
+  if (list_mode_ != ListMode::full || molecular) {
     auto tc = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->reverse_forces(atoms_);
   }
@@ -619,17 +680,29 @@ Thermo MdSolver::thermo() {
   th.step = step_;
   th.time = static_cast<double>(step_) * dt_;
   th.natoms = natoms_;
-  const double local[3] = {kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
-                           pair_energy_, pair_virial_};
-  double global[3];
-  MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  const BondedEnergies& b = bonded_;
+  const double local[8] = {kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
+                           pair_energy_ + b.special,
+                           pair_virial_ + b.virial,
+                           b.bond,
+                           b.angle,
+                           b.dihedral,
+                           b.improper,
+                           0.0};
+  double global[8];
+  MPI_Allreduce(local, global, 8, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   const double n = static_cast<double>(natoms_);
   const double dof = 3.0 * n - 3.0;
   th.volume = box_.length(0) * box_.length(1) * box_.length(2);
   const Units& u = config_.units;
   th.temperature = dof > 0 ? 2.0 * global[0] / (dof * u.boltz) : 0.0;
   th.kinetic = global[0] / n;
-  th.potential = (global[1] + tail_energy_) / n;
+  th.pair = (global[1] + tail_energy_) / n;
+  th.bond = global[3] / n;
+  th.angle = global[4] / n;
+  th.dihedral = global[5] / n;
+  th.improper = global[6] / n;
+  th.potential = th.pair + th.bond + th.angle + th.dihedral + th.improper;
   th.total = th.kinetic + th.potential;
   th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume) * u.nktv2p;
   th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);

@@ -14,6 +14,7 @@
 #include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
+#include "stratus/solvers/md/topology.hpp"
 #include "stratus/solvers/solver.hpp"
 
 #include <cstdio>
@@ -37,6 +38,9 @@ struct Thermo {
   /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
   /// + dof kT xi_1 + sum_{k>=2} kT xi_k), the total energy per atom for nve and langevin.
   double conserved = 0;
+  /// Per atom, the potential's terms (molecular systems): pair (with the tail correction and the
+  /// special pairs' scaling), bond, angle, dihedral, improper.
+  double pair = 0, bond = 0, angle = 0, dihedral = 0, improper = 0;
 };
 
 class MdSolver : public Solver {
@@ -88,6 +92,9 @@ class MdSolver : public Solver {
   };
   /// Reads the data or H5MD file (when the configuration comes from one) and sets the box.
   void read_initial_configuration(const io::Deck& deck);
+  /// The data file's molecules: the topology (bonded terms, special neighbours), the molecule
+  /// ids and charges as per-atom columns. DeckError or InputError for what is not supported.
+  void setup_molecules(const io::Deck& deck);
   /// The data file's Masses: taken when md.masses is left at its default, else they must agree
   /// (DeckError naming md.masses and the file).
   void adopt_file_masses(const io::Deck& deck);
@@ -139,6 +146,8 @@ class MdSolver : public Solver {
   kernels::md::TypeMasses masses_;
   PairTables pair_;  ///< md.pair.style's tables
   NeighborBuilder neighbor_builder_;
+  std::unique_ptr<MolecularTopology> topology_;  ///< a data file with bonded terms
+  BondedEnergies bonded_;  ///< local sums of the last force computation with energy
   kernels::md::NeighborList neighbors_;
   ClusterPairs<double> clusters_double_;  ///< md.neighbor.list = cluster, md.precision = double
   ClusterPairs<float> clusters_mixed_;    ///< md.neighbor.list = cluster, md.precision = mixed

@@ -15,7 +15,6 @@
 // as (2 KE + W) / (3 V) * nktv2p.
 #pragma once
 
-
 namespace stratus::md {
 
 enum class UnitSystem { lj, real, metal };

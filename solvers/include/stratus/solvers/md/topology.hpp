@@ -1,0 +1,117 @@
+// The molecular topology of the md solver: bonds, angles, dihedrals and impropers from a LAMMPS
+// data file, their styles and coefficients, and the special neighbours (1-2, 1-3, 1-4 partners)
+// that exclude or scale the pair interactions of bonded atoms.
+//
+// Data flow. Every term is stored with one of its atoms, its owner (a bond with its first atom,
+// the others with their second, as LAMMPS does), as a row of global ids (type, atom 0 .. atom N-1)
+// in a per-atom column that migrates and is checkpointed with the atom: nothing is replicated
+// over ranks. The special neighbours of each atom (global ids by level) are a column too. At each
+// neighbour-list build, build() turns the owned atoms' terms into lists of local indices
+// (kernels/md/bonded.hpp), each partner taken in the image closest to the owner, which the ghost
+// cutoff (pair cutoff + skin) always holds for a physical molecule: a partner that is absent is
+// an error naming the term. Forces on ghosts go home through AtomExchange::reverse_forces.
+#pragma once
+
+#include "stratus/io/deck.hpp"
+#include "stratus/io/lammps_data.hpp"
+#include "stratus/kernels/md/bonded.hpp"
+#include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/lj_tables.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stratus::md {
+
+struct MdConfig;
+
+/// Energies (sums over this rank's terms) and the virial of the bonded terms and of the special
+/// pairs' scaling, from the last forces() with energy.
+struct BondedEnergies {
+  double bond = 0, angle = 0, dihedral = 0, improper = 0;
+  double special = 0;  ///< the pair energy removed from scaled special pairs (<= 0 for LJ wells)
+  double virial = 0;
+};
+
+class MolecularTopology {
+ public:
+  /// A runtime-width column of global ids (type and atoms of terms, or special neighbours).
+  using IdRows =
+      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, DevMemSpace, Kokkos::MemoryUnmanaged>;
+
+  /// Reads the styles and coefficients (deck keys md.bond.style ..., or the data file's section
+  /// comments; md.special_bonds.lj) and declares the per-atom columns on `atoms`. Throws DeckError
+  /// naming the key or InputError naming the data file's line when something is missing or
+  /// unsupported (a style LAMMPS defines that Stratus lacks, a charmm weight other than 0, ...).
+  MolecularTopology(const io::Deck& deck, const MdConfig& config, const io::AtomConfiguration& data,
+                    AtomData& atoms);
+
+  /// True when the system has any bonded term.
+  [[nodiscard]] bool active() const noexcept { return active_; }
+  /// True when some special pairs are excluded from the neighbour lists (an lj factor of 0).
+  [[nodiscard]] bool excludes() const noexcept { return active_ && excluded_levels_ != 0; }
+
+  /// Fills the topology columns of the owned atoms [0, nlocal) from the data file (by id).
+  void install(AtomData& atoms) const;
+  /// Frees the host copy of the file's topology (after install()).
+  void release_file() {
+    by_owner_ = {};
+    special_host_ = {};
+  }
+
+  /// The owned atoms' terms and scaled special pairs as local lists (after the ghosts are
+  /// built). Throws RuntimeError naming the first term with an atom that is neither owned nor a
+  /// ghost here.
+  void build(const AtomData& atoms, std::int64_t natoms, std::int64_t step, MPI_Comm comm);
+  /// Removes from `list` (rows of owned atoms) every neighbour that is a special partner at a
+  /// level whose lj factor is 0.
+  void exclude(kernels::md::NeighborList& list, const AtomData& atoms) const;
+  /// ADDS the bonded forces and the special pairs' scaling to atoms.f (ghost rows included);
+  /// energies and virial when `energy`.
+  BondedEnergies forces(const AtomData& atoms, const PairTables& pair, bool energy) const;
+
+  /// Counts of the whole system, for the log.
+  [[nodiscard]] std::string summary() const;
+
+ private:
+  struct Kind {
+    std::string name;        ///< "bond", "angle", "dihedral", "improper"
+    int atoms = 0;           ///< N
+    int width = 0;           ///< terms per owner the column holds
+    int style = 0;           ///< index of the style (per kind)
+    std::int64_t total = 0;  ///< in the whole system
+    kernels::md::TypeCoeffs coeffs;
+    // The local lists of the last build: one TermList per N, stored here by kind.
+    kernels::md::TermList<2> list2{"md::bonds", 0};
+    kernels::md::TermList<3> list3{"md::angles", 0};
+    kernels::md::TermList<4> list4{"md::torsions", 0};
+    int count = 0;  ///< terms in the local list
+  };
+
+  [[nodiscard]] IdRows rows_of(const AtomData& atoms, const std::string& column) const;
+
+  bool active_ = false;
+  std::vector<Kind> kinds_;  ///< those the file has, in the order bond, angle, dihedral, improper
+  std::array<double, 3> special_lj_{0, 0, 0};
+  unsigned excluded_levels_ = 0;  ///< bit k: level k+1 (1-2, 1-3, 1-4) has lj factor 0
+  unsigned scaled_levels_ = 0;    ///< bit k: level k+1 has 0 < factor < 1
+  int special_width_ = 0;
+  // Host copy of the file's topology until install(): per atom id, its owned terms (kind k:
+  // rows of N + 1 ids) and its special partners by level.
+  std::vector<std::vector<std::vector<std::int64_t>>> by_owner_;  // [kind][id] -> flat rows
+  std::vector<std::array<std::vector<std::int64_t>, 3>> special_host_;
+  // Scaled special pairs of the last build: (i, j, level) local indices.
+  Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace> special_pairs_ {
+    "md::special_pairs", 0
+  };
+  int special_pair_count_ = 0;
+  Kokkos::View<int*, DevMemSpace> head_{"md::id_head", 0};  // global id -> a local index
+  Kokkos::View<int*, DevMemSpace> next_{"md::id_next", 0};  // local index -> next image
+};
+
+}  // namespace stratus::md
