@@ -5,7 +5,7 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-md-mixed, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
+Scenarios: bitwise-md, bitwise-md-mixed, bitwise-md-molecules, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
 elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy
 (the run-ownership and launcher scenarios are in check_launch.py).
 Run with Debian's /usr/bin/python3 (h5py).
@@ -29,6 +29,8 @@ from stratus_checks import (Failure, check, checkpoints, ckpt_path, resumed_step
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MD_DECK = os.path.join(HERE, "lj_small.toml")
+MOLECULES_DECK = os.path.join(HERE, "branched_small.toml")
+MOLECULES_DATA = os.path.join(HERE, "..", "md", "data", "branched_real.data")
 HEAT_DECK = os.path.join(HERE, "heat_small.toml")
 SPECTRAL_DECK = os.path.join(HERE, "spectral_small.toml")
 EULER_DECK = os.path.join(HERE, "euler_small.toml")
@@ -130,9 +132,9 @@ def bitwise(r, deck, name, ranks, steps, stop_after, compare_group, extra=(), ta
     return straight, split
 
 
-def scenario_bitwise_md(r, ranks, extra=(), tag=""):
-    straight, split = bitwise(r, MD_DECK, "lj_small", ranks, 300, 100, "/particles", extra, tag)
-    a, b = (thermo_rows(os.path.join(d, "lj_small.thermo.csv")) for d in (straight, split))
+def scenario_bitwise_md(r, ranks, extra=(), tag="", deck=MD_DECK, name="lj_small"):
+    straight, split = bitwise(r, deck, name, ranks, 300, 100, "/particles", extra, tag)
+    a, b = (thermo_rows(os.path.join(d, f"{name}.thermo.csv")) for d in (straight, split))
     check(a == b, "thermo CSV differs between the straight and the resumed run")
     steps = [int(x.split(",")[0]) for x in b]
     check(len(steps) == len(set(steps)), "a thermo step appears twice after the restart")
@@ -686,6 +688,11 @@ def main():
         # build-time positions, so the float sums run in the same order after the restart.
         "bitwise-md-mixed": lambda: scenario_bitwise_md(
             r, args.ranks, ['--set=md.precision="mixed"'], "-mixed"),
+        # Molecules: the topology columns (terms, special partners, molecule ids) travel through
+        # the checkpoint; the bonded lists and exclusions are rebuilt from them.
+        "bitwise-md-molecules": lambda: scenario_bitwise_md(
+            r, args.ranks, [f'--set=md.read_data.file="{os.path.abspath(MOLECULES_DATA)}"'], "",
+            MOLECULES_DECK, "branched_small"),
         "bitwise-heat": lambda: scenario_bitwise_heat(r, args.ranks),
         "bitwise-spectral": lambda: scenario_bitwise_spectral(r, args.ranks, args.decomposition),
         "elastic": lambda: scenario_elastic(r),

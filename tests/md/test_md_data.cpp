@@ -350,7 +350,7 @@ namespace {
 
 /// The branched-molecule deck of tests/md/data/branched_real.data (make_branched.py), with the
 /// pair coefficients of in.branched below; `extra` adds keys.
-io::Deck branched_deck(const std::string& extra) {
+io::Deck branched_deck(const std::string& extra, const std::string& tail = "") {
   SolverRegistry registry;
   register_builtin_solvers(registry);
   return io::load_deck(
@@ -364,7 +364,8 @@ io::Deck branched_deck(const std::string& extra) {
           "[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 0.195\nsigma = 3.75\n"
           "[[md.pair.coeff]]\ntypes = [2, 2]\nepsilon = 0.0914\nsigma = 3.95\n"
           "[[md.pair.coeff]]\ntypes = [1, 2]\nepsilon = 0.1335\nsigma = 3.85\n"
-          "[md.neighbor]\nskin = 2.0\n",
+          "[md.neighbor]\nskin = 2.0\n" +
+          tail,
       std::vector<std::string>{}, common_schema(registry),
       [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
 }
@@ -391,17 +392,41 @@ TEST(MdMolecules, BranchedMoleculesAsLammpsRunsThem) {
        0.442248309712747, 0.0524000690998827, 0.0139795850245293, 1276.33248731743},
       {284.323964331193, 1.09214515582936, 0.844867243676968, -0.172661961002948, 0.752721713957675,
        0.205199308769464, 0.238721319335133, 0.0681647747700327, -3880.45658461985}};
-  md::MdSolver solver(ctx, branched_deck(""));
-  EXPECT_EQ(solver.natoms(), 320);
-  for (int at = 0; at < 2; ++at) {
-    if (at == 1)
-      for (int s = 0; s < 200; ++s) solver.step();
-    const md::Thermo th = solver.thermo();
-    const double got[9] = {th.temperature, th.potential, th.kinetic,  th.pair,    th.bond,
-                           th.angle,       th.dihedral,  th.improper, th.pressure};
-    const double tol = at == 0 ? 1e-10 : 1e-7;
-    for (int q = 0; q < 9; ++q)
-      EXPECT_NEAR(got[q], ref[at][q], tol * std::abs(ref[at][q]))
-          << "step " << (at == 0 ? 0 : 200) << ", quantity " << q;
+  for (const char* list : {"half", "full"}) {
+    SCOPED_TRACE(list);
+    md::MdSolver solver(ctx, branched_deck("", fmt::format("list = \"{}\"\n", list)));
+    EXPECT_EQ(solver.natoms(), 320);
+    for (int at = 0; at < 2; ++at) {
+      if (at == 1)
+        for (int s = 0; s < 200; ++s) solver.step();
+      const md::Thermo th = solver.thermo();
+      const double got[9] = {th.temperature, th.potential, th.kinetic,  th.pair,    th.bond,
+                             th.angle,       th.dihedral,  th.improper, th.pressure};
+      const double tol = at == 0 ? 1e-10 : 1e-7;
+      for (int q = 0; q < 9; ++q)
+        EXPECT_NEAR(got[q], ref[at][q], tol * std::abs(ref[at][q]))
+            << "step " << (at == 0 ? 0 : 200) << ", quantity " << q;
+    }
   }
+}
+
+// What the molecular setup refuses, naming the key or the file's line.
+TEST(MdMolecules, ClearErrors) {
+  Context& ctx = stratus::testing::context();
+  const auto error = [&](const std::string& extra, const std::string& tail) {
+    try {
+      md::MdSolver solver(ctx, branched_deck(extra, tail));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error("", "[md.dihedral]\nstyle = \"opls\"\n")
+                .find("md.dihedral.style: opls disagrees with " STRATUS_MD_TEST_DATA
+                      "/branched_real.data:32, whose comment names dihedral style \"charmm\""),
+            std::string::npos);
+  EXPECT_NE(error("precision = \"mixed\"\n", "")
+                .find("cluster lists (and mixed precision) do not take the special pairs"),
+            std::string::npos);
+  EXPECT_NE(error("", "list = \"cluster\"\n").find("md.neighbor.list"), std::string::npos);
 }

@@ -27,9 +27,13 @@ void MdSolver::report() {
   ctx_.log().info("{:>10} {:>12.6g} {:>12.7g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g} {:>14.8g}",
                   th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
                   th.conserved);
-  thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.step,
+  std::string terms;
+  if (topology_ && topology_->active())
+    terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair, th.bond, th.angle,
+                        th.dihedral, th.improper);
+  thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}{}", th.step,
                            th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
-                           th.conserved));
+                           th.conserved, terms));
 }
 
 void MdSolver::write_frame() {
@@ -63,8 +67,9 @@ void MdSolver::declare_outputs(OutputDescriptor& outputs) {
       ctx_, thermo_, "thermo", config_.thermo_every, config_.output.path(".thermo.csv"),
       fmt::format("# units {}: energies per atom in {}, temperature in {}, time in {}, pressure "
                   "in {}\n"
-                  "step,time,temperature,kinetic,potential,total,pressure,conserved\n",
-                  u.name, u.energy, u.temperature, u.time, u.pressure),
+                  "step,time,temperature,kinetic,potential,total,pressure,conserved{}\n",
+                  u.name, u.energy, u.temperature, u.time, u.pressure,
+                  topology_ && topology_->active() ? ",pair,bond,angle,dihedral,improper" : ""),
       fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
                   "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),
       [this] { report(); }, resumed);

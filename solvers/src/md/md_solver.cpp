@@ -74,7 +74,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     const bool molecular = topology_ && topology_->active();
     if (kind == NeighborListKind::automatic)
       kind = !host ? NeighborListKind::full
-                   : (mixed && !molecular ? NeighborListKind::cluster : NeighborListKind::half);
+                   : (mixed ? NeighborListKind::cluster : NeighborListKind::half);
     if (molecular && kind == NeighborListKind::cluster)
       throw deck.error_at(mixed ? "md.precision" : "md.neighbor.list",
                           "cluster lists (and mixed precision) do not take the special pairs of "
