@@ -250,10 +250,10 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   Kokkos::parallel_for(
       "test::row_forms", Kokkos::RangePolicy<DevExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
         for (int i = 0; i < nlocal; ++i) {
-          const detail::RowSums b =
-              detail::pair_row_batched<true, true>(pair, x, type, i, count(i), entries, fb);
+          const detail::RowSums b = detail::pair_row_batched<true, true>(pair, x, type, Charges(),
+                                                                         i, count(i), entries, fb);
           const detail::RowSums o =
-              detail::pair_row<true, true>(pair, x, type, i, count(i), entries, fo);
+              detail::pair_row<true, true>(pair, x, type, Charges(), i, count(i), entries, fo);
           const Real vb[4] = {b.fx, b.fy, b.fz, b.energy + 3 * b.virial};
           const Real vo[4] = {o.fx, o.fy, o.fz, o.energy + 3 * o.virial};
           for (int d = 0; d < 4; ++d) {

@@ -350,17 +350,19 @@ namespace {
 
 /// The branched-molecule deck of tests/md/data/branched_real.data (make_branched.py), with the
 /// pair coefficients of in.branched below; `extra` adds keys.
-io::Deck branched_deck(const std::string& extra, const std::string& tail = "") {
+io::Deck branched_deck(const std::string& extra, const std::string& tail = "",
+                       bool charged = false) {
   SolverRegistry registry;
   register_builtin_solvers(registry);
   return io::load_deck(
       "branched.toml",
       "[run]\nsolver = \"md\"\nsteps = 0\n[md]\nunits = \"real\"\ntimestep = 1.0\nmasses = "
       "[15.035, 14.027]\n" +
-          extra +
-          "[md.read_data]\nfile = \"" STRATUS_MD_TEST_DATA
-          "/branched_real.data\"\n[md.special_bonds]\nlj = [0.0, 0.0, 0.5]\n"
-          "[md.pair]\ncutoff = 10.0\n"
+          extra + "[md.read_data]\nfile = \"" STRATUS_MD_TEST_DATA "/" +
+          (charged ? "branched_charged_real.data" : "branched_real.data") +
+          "\"\n[md.special_bonds]\nlj = [0.0, 0.0, 0.5]\n" +
+          (charged ? "coul = [0.0, 0.5, 0.8333]\n" : "") + "[md.pair]\ncutoff = 10.0\n" +
+          (charged ? "style = \"lj/cut/coul/cut\"\ncoulomb_cutoff = 9.0\n" : "") +
           "[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 0.195\nsigma = 3.75\n"
           "[[md.pair.coeff]]\ntypes = [2, 2]\nepsilon = 0.0914\nsigma = 3.95\n"
           "[[md.pair.coeff]]\ntypes = [1, 2]\nepsilon = 0.1335\nsigma = 3.85\n"
@@ -404,6 +406,38 @@ TEST(MdMolecules, BranchedMoleculesAsLammpsRunsThem) {
                              th.angle,       th.dihedral,  th.improper, th.pressure};
       const double tol = at == 0 ? 1e-10 : 1e-7;
       for (int q = 0; q < 9; ++q)
+        EXPECT_NEAR(got[q], ref[at][q], tol * std::abs(ref[at][q]))
+            << "step " << (at == 0 ? 0 : 200) << ", quantity " << q;
+    }
+  }
+}
+
+// The same molecules with charges (summing to zero per molecule) under lj/cut/coul/cut, a
+// Coulomb cutoff shorter than the LJ one, and Coulomb factors that differ from the LJ ones at
+// 1-3 and 1-4 (a 1-3 pair excluded for LJ keeps half its Coulomb term), against lmp with
+//   pair_style lj/cut/coul/cut 10.0 9.0; special_bonds lj 0.0 0.0 0.5 coul 0.0 0.5 0.8333
+// and otherwise in.branched above (thermo also ecoul). Same tolerances.
+TEST(MdMolecules, ChargedMoleculesAsLammpsRunsThem) {
+  Context& ctx = stratus::testing::context();
+  // temp, pe, ke, evdwl, ecoul, ebond, eangle, edihed, eimp, press
+  const double ref[2][10] = {
+      {141.528862334354, 1.20342989603886, 0.420552309413773, 0.246625359940284, -0.315617351304063,
+       0.763793923565482, 0.442248309712747, 0.0524000690998827, 0.0139795850245293,
+       1194.16633424977},
+      {416.123576047581, 0.318518542062119, 1.2365091333448, -0.194495487821186, -0.784474809908956,
+       0.702459228228834, 0.177544692304395, 0.358644237130575, 0.0588406821284568,
+       -3765.15589257958}};
+  for (const char* list : {"half", "full"}) {
+    SCOPED_TRACE(list);
+    md::MdSolver solver(ctx, branched_deck("", fmt::format("list = \"{}\"\n", list), true));
+    for (int at = 0; at < 2; ++at) {
+      if (at == 1)
+        for (int s = 0; s < 200; ++s) solver.step();
+      const md::Thermo th = solver.thermo();
+      const double got[10] = {th.temperature, th.potential, th.kinetic,  th.pair,     th.coul,
+                              th.bond,        th.angle,     th.dihedral, th.improper, th.pressure};
+      const double tol = at == 0 ? 1e-10 : 1e-7;
+      for (int q = 0; q < 10; ++q)
         EXPECT_NEAR(got[q], ref[at][q], tol * std::abs(ref[at][q]))
             << "step " << (at == 0 ? 0 : 200) << ", quantity " << q;
     }

@@ -85,6 +85,10 @@ PairTables make_pair_tables(const MdConfig& config) {
   switch (p.style) {
     case PairStyle::lj_cut:
       return make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift);
+    case PairStyle::lj_cut_coul_cut:
+      return kernels::md::LJCutCoulCut{
+          make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift), config.units.qqr2e,
+          p.coulomb_cutoff * p.coulomb_cutoff};
   }
   throw std::logic_error("make_pair_tables: a pair style without tables");
 }

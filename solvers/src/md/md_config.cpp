@@ -4,50 +4,35 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace stratus::md {
 
 namespace {
 
-/// Every pair of types needs exactly one [[md.pair.coeff]]; tables are ntypes x ntypes.
-MdConfig::Pair read_pair(const io::Deck& deck, int ntypes) {
+/// md.pair's keys and the [[md.pair.coeff]] entries as given; MdConfig::Pair::tabulate makes
+/// the tables once the number of types is known.
+MdConfig::Pair read_pair(const io::Deck& deck) {
   MdConfig::Pair p;
-  p.style = deck.choice<PairStyle>("md.pair.style", {{"lj/cut", PairStyle::lj_cut}});
+  p.style = deck.choice<PairStyle>(
+      "md.pair.style",
+      {{"lj/cut", PairStyle::lj_cut}, {"lj/cut/coul/cut", PairStyle::lj_cut_coul_cut}});
   p.shift = deck.boolean("md.pair.shift");
   p.tail = deck.boolean("md.pair.tail");
-  const double global_cutoff = deck.real("md.pair.cutoff");
-  const auto n2 = static_cast<std::size_t>(ntypes * ntypes);
-  p.epsilon.assign(n2, -1);
-  p.sigma.assign(n2, 0);
-  p.cutoff.assign(n2, 0);
+  p.mix = deck.choice<MdConfig::Pair::Mix>("md.pair.mix",
+                                           {{"geometric", MdConfig::Pair::Mix::geometric},
+                                            {"arithmetic", MdConfig::Pair::Mix::arithmetic}});
+  p.global_cutoff = deck.real("md.pair.cutoff");
+  p.coulomb_cutoff = deck.real("md.pair.coulomb_cutoff") > 0 ? deck.real("md.pair.coulomb_cutoff")
+                                                             : p.global_cutoff;
   for (std::size_t c = 0; c < deck.count("md.pair.coeff"); ++c) {
     const std::string at = fmt::format("md.pair.coeff[{}].", c);
     const auto& t = deck.integer_list(at + "types");
-    for (auto ti : t)
-      if (ti > ntypes)
-        throw deck.error_at(
-            at + "types",
-            fmt::format("type {} does not exist: md.masses defines {} type(s)", ti, ntypes));
-    const int i = static_cast<int>(t[0] - 1), j = static_cast<int>(t[1] - 1);
-    if (p.epsilon[i * ntypes + j] >= 0)
-      throw deck.error_at(at + "types",
-                          fmt::format("coefficients of types {} {} given twice", t[0], t[1]));
-    const double own = deck.real(at + "cutoff");
-    const double cut = own > 0 ? own : global_cutoff;
-    for (auto [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
-      p.epsilon[a * ntypes + b] = deck.real(at + "epsilon");
-      p.sigma[a * ntypes + b] = deck.real(at + "sigma");
-      p.cutoff[a * ntypes + b] = cut;
-    }
+    p.entries.push_back({static_cast<int>(t[0] - 1), static_cast<int>(t[1] - 1),
+                         deck.real(at + "epsilon"), deck.real(at + "sigma"),
+                         deck.real(at + "cutoff"), at});
   }
-  for (int i = 0; i < ntypes; ++i)
-    for (int j = i; j < ntypes; ++j)
-      if (p.epsilon[i * ntypes + j] < 0)
-        throw deck.error_at(
-            "md.masses", fmt::format("{} types, but no [[md.pair.coeff]] for types {} {}", ntypes,
-                                     i + 1, j + 1));
-  p.cutoff_max = *std::max_element(p.cutoff.begin(), p.cutoff.end());
   return p;
 }
 
@@ -116,6 +101,80 @@ void read_source(const io::Deck& deck, MdConfig& c) {
 }
 
 }  // namespace
+
+void MdConfig::Pair::tabulate(int ntypes, const io::CoeffSection* file,
+                              const std::string& file_path, const io::Deck& deck,
+                              const std::string& types_from) {
+  const auto n2 = static_cast<std::size_t>(ntypes * ntypes);
+  epsilon.assign(n2, -1);
+  sigma.assign(n2, 0);
+  cutoff.assign(n2, 0);
+  std::vector<std::string> origin(n2);
+  const auto set = [&](int i, int j, double e, double s, double c, const std::string& from) {
+    for (auto [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
+      const auto k = static_cast<std::size_t>(a * ntypes + b);
+      epsilon[k] = e;
+      sigma[k] = s;
+      cutoff[k] = c;
+      origin[k] = from;
+    }
+  };
+  if (file != nullptr && file->present()) {
+    for (const auto& row : file->rows) {
+      if (row.values.size() != 2 && row.values.size() != 3)
+        throw InputError(
+            fmt::format("{}:{}: expected 'epsilon sigma' or 'epsilon sigma cutoff' "
+                        "(pair style lj/cut), found {} numbers",
+                        file_path, row.line, row.values.size()));
+      if (!(row.values[0] >= 0) || !(row.values[1] > 0))
+        throw InputError(fmt::format("{}:{}: expected epsilon >= 0 and sigma > 0, found {} {}",
+                                     file_path, row.line, row.values[0], row.values[1]));
+      set(row.type, row.type2, row.values[0], row.values[1],
+          row.values.size() == 3 ? row.values[2] : 0.0, fmt::format("{}:{}", file_path, row.line));
+    }
+  }
+  std::vector<char> given(n2, 0);
+  for (const Entry& e : entries) {
+    for (const int t : {e.i, e.j})
+      if (t >= ntypes)
+        throw deck.error_at(e.key + "types", fmt::format("type {} does not exist: {} defines {} "
+                                                         "type(s)",
+                                                         t + 1, types_from, ntypes));
+    if (given[static_cast<std::size_t>(e.i * ntypes + e.j)]++)
+      throw deck.error_at(e.key + "types",
+                          fmt::format("coefficients of types {} {} given twice", e.i + 1, e.j + 1));
+    given[static_cast<std::size_t>(e.j * ntypes + e.i)] = 1;
+    set(e.i, e.j, e.epsilon, e.sigma, e.cutoff, e.key);
+  }
+  for (int i = 0; i < ntypes; ++i)
+    if (epsilon[static_cast<std::size_t>(i * ntypes + i)] < 0)
+      throw deck.error_at(
+          entries.empty() ? "md.pair.cutoff" : entries.back().key + "types",
+          fmt::format("{} types, but no coefficients for type {} ([[md.pair.coeff]] types = [{}, "
+                      "{}], or a Pair Coeffs section in the data file); pairs of different types "
+                      "are mixed from their types' own (md.pair.mix)",
+                      ntypes, i + 1, i + 1, i + 1));
+  // Unlisted pairs of different types: mixed from the types' own, as LAMMPS's pair_modify mix.
+  for (int i = 0; i < ntypes; ++i)
+    for (int j = i + 1; j < ntypes; ++j) {
+      const auto k = static_cast<std::size_t>(i * ntypes + j);
+      if (epsilon[k] >= 0) continue;
+      const auto ii = static_cast<std::size_t>(i * ntypes + i);
+      const auto jj = static_cast<std::size_t>(j * ntypes + j);
+      const bool geometric = mix == Mix::geometric;
+      const double e = std::sqrt(epsilon[ii] * epsilon[jj]);
+      const double s = geometric ? std::sqrt(sigma[ii] * sigma[jj]) : 0.5 * (sigma[ii] + sigma[jj]);
+      const double c =
+          cutoff[ii] > 0 && cutoff[jj] > 0
+              ? (geometric ? std::sqrt(cutoff[ii] * cutoff[jj]) : 0.5 * (cutoff[ii] + cutoff[jj]))
+              : 0.0;
+      set(i, j, e, s, c, "mixed");
+    }
+  for (double& c : cutoff)
+    if (c <= 0) c = global_cutoff;
+  cutoff_max = *std::max_element(cutoff.begin(), cutoff.end());
+  if (charged()) cutoff_max = std::max(cutoff_max, coulomb_cutoff);
+}
 
 Units Units::of(UnitSystem system) {
   Units u;
@@ -196,7 +255,7 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   c.masses = deck.real_list("md.masses");
   const auto& ranks = deck.integer_list("md.ranks");
   for (int a = 0; a < 3; ++a) c.ranks[a] = static_cast<int>(ranks[a]);
-  c.pair = read_pair(deck, c.ntypes());
+  c.pair = read_pair(deck);
   c.neighbor.skin = deck.real("md.neighbor.skin");
   c.neighbor.every = deck.integer("md.neighbor.every");
   c.neighbor.list =
@@ -208,6 +267,9 @@ MdConfig MdConfig::from(const io::Deck& deck) {
       "md.precision", {{"double", Precision::full_double}, {"mixed", Precision::mixed}});
   c.integrator = read_integrator(deck);
   read_source(deck, c);
+  // From a data file, the solver tabulates the coefficients once the file is read (its types
+  // and Pair Coeffs).
+  if (c.source != Source::lammps_data) c.pair.tabulate(c.ntypes(), nullptr, "", deck, "md.masses");
   c.thermo_every = deck.integer("md.thermo.every");
   c.trajectory_every = deck.integer("md.trajectory.every");
   c.output = io::OutputPaths::from(deck);

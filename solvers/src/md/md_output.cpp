@@ -28,9 +28,9 @@ void MdSolver::report() {
                   th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
                   th.conserved);
   std::string terms;
-  if (topology_ && topology_->active())
-    terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair, th.bond, th.angle,
-                        th.dihedral, th.improper);
+  if (molecular_columns())
+    terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair, th.coul,
+                        th.bond, th.angle, th.dihedral, th.improper);
   thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}{}", th.step,
                            th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
                            th.conserved, terms));
@@ -69,7 +69,7 @@ void MdSolver::declare_outputs(OutputDescriptor& outputs) {
                   "in {}\n"
                   "step,time,temperature,kinetic,potential,total,pressure,conserved{}\n",
                   u.name, u.energy, u.temperature, u.time, u.pressure,
-                  topology_ && topology_->active() ? ",pair,bond,angle,dihedral,improper" : ""),
+                  molecular_columns() ? ",pair,coul,bond,angle,dihedral,improper" : ""),
       fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
                   "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),
       [this] { report(); }, resumed);

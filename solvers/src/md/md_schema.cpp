@@ -114,18 +114,37 @@ void declare_system(Schema& schema) {
 /// it moves and what is written.
 void declare_dynamics(Schema& schema) {
   auto& pair = schema.section("md.pair", "Pair interactions.", "md");
-  pair.add_string("style", "Pair style.").one_of({"lj/cut"}).set_default(std::string("lj/cut"));
+  pair.add_string("style",
+                  "Pair style. lj/cut: Lennard-Jones; lj/cut/coul/cut: plus Coulomb, "
+                  "qqr2e q_i q_j / r within md.pair.coulomb_cutoff (charges from a data file of "
+                  "atom style full), as LAMMPS's styles of those names.")
+      .one_of({"lj/cut", "lj/cut/coul/cut"})
+      .set_default(std::string("lj/cut"));
+  pair.add_real("coulomb_cutoff",
+                "Cutoff of the Coulomb term of lj/cut/coul/cut; 0 takes md.pair.cutoff.")
+      .at_least(0.0)
+      .unit("length")
+      .set_default(0.0);
   pair.add_real("cutoff", "Global cutoff (used by every type pair without its own).")
       .positive()
       .unit("length");
   pair.add_bool("shift", "Shift each pair energy to zero at its cutoff.").set_default(false);
+  pair.add_string("mix",
+                  "Mixing rule for pairs of different types that neither [[md.pair.coeff]] nor "
+                  "the data file's Pair Coeffs give (LAMMPS's pair_modify mix): geometric: "
+                  "epsilon = sqrt(eps_i eps_j), sigma = sqrt(sig_i sig_j); arithmetic (Lorentz-"
+                  "Berthelot): epsilon = sqrt(eps_i eps_j), sigma = (sig_i + sig_j) / 2. Per-type "
+                  "cutoffs mix the same way as sigma.")
+      .one_of({"geometric", "arithmetic"})
+      .set_default(std::string("geometric"));
   pair.add_bool("tail", "Add analytic long-range (tail) corrections to energy and pressure.")
       .set_default(false);
 
   auto& coeff = schema.section(
       "md.pair.coeff",
-      "Coefficients of one pair of types; every pair i <= j needs one (a single type needs "
-      "[[md.pair.coeff]] types = [1, 1]).",
+      "Coefficients of one pair of types. Every type needs its own (types = [i, i]), here or in "
+      "the data file's Pair Coeffs (which these override); a pair of different types that "
+      "neither gives is mixed (md.pair.mix).",
       "md", true);
   coeff.add_int_list("types", "The two types (1-based).").list_length(2).at_least(1);
   coeff.add_real("epsilon", "Well depth.").at_least(0.0).unit("energy");
@@ -251,6 +270,13 @@ void declare_topology(Schema& schema) {
                    "Factors of the Lennard-Jones interaction of 1-2, 1-3 and 1-4 pairs. 0 removes "
                    "the pair from the neighbour lists; between 0 and 1 the pair's interaction is "
                    "scaled; 1 leaves it whole. LAMMPS's default is 0 0 0.")
+      .list_length(3)
+      .at_least(0.0)
+      .at_most(1.0)
+      .set_default(std::vector<double>{0.0, 0.0, 0.0});
+  sb.add_real_list("coul",
+                   "Factors of the Coulomb interaction of 1-2, 1-3 and 1-4 pairs (charged pair "
+                   "styles), as md.special_bonds.lj. LAMMPS's default is 0 0 0.")
       .list_length(3)
       .at_least(0.0)
       .at_most(1.0)

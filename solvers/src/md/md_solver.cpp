@@ -40,9 +40,6 @@ constexpr double kFixedRange = 2147483648.0;
 MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdConfig::from(deck)) {
   const MdConfig& c = config_;
   dt_ = c.timestep;
-  ntypes_ = c.ntypes();
-  cutoff_max_ = c.pair.cutoff_max;
-  pair_ = make_pair_tables(c);
   skin_ = c.neighbor.skin;
   rebuild_every_ = c.neighbor.every;
   integrator_ = c.integrator.style;
@@ -50,7 +47,13 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   gamma_ = 1.0 / c.integrator.damping;
   langevin_seed_ = c.integrator.seed;
 
+  ntypes_ = c.ntypes();
   read_initial_configuration(deck);
+  if (!config_.pair.tabulated())
+    config_.pair.tabulate(ntypes_, &data_->topology.pair_coeffs, config_.file, deck,
+                          deck.origin("md.masses").is_default ? config_.file : "md.masses");
+  cutoff_max_ = c.pair.cutoff_max;
+  pair_ = make_pair_tables(c);
   setup_molecules(deck);
   masses_ = kmd::TypeMasses("md::masses", config_.masses.size());
   {
@@ -71,14 +74,14 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     // auto: on CPUs half lists in double (faster than 4 x 4 clusters in double, whose SIMD
     // lanes hold half as many numbers), cluster lists in mixed precision; full lists on GPUs.
     NeighborListKind kind = c.neighbor.list;
-    const bool molecular = topology_ && topology_->active();
+    const bool molecular = (topology_ && topology_->active()) || c.pair.charged();
     if (kind == NeighborListKind::automatic)
       kind = !host ? NeighborListKind::full
                    : (mixed ? NeighborListKind::cluster : NeighborListKind::half);
     if (molecular && kind == NeighborListKind::cluster)
       throw deck.error_at(mixed ? "md.precision" : "md.neighbor.list",
                           "cluster lists (and mixed precision) do not take the special pairs of "
-                          "molecules yet: take half or full lists in double precision");
+                          "molecules or charges yet: take half or full lists in double precision");
     if (kind == NeighborListKind::cluster && !host)
       throw deck.error_at("md.neighbor.list",
                           "cluster lists run on CPU backends; this build runs on a GPU: take "
@@ -107,8 +110,14 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     const bool mixed = list_mode_ == ListMode::cluster_mixed;
     const int local = mixed ? clusters_mixed_.local_clusters() : clusters_double_.local_clusters();
     const int pairs = mixed ? clusters_mixed_.cluster_pairs() : clusters_double_.cluster_pairs();
-    const int bytes =
-        std::visit([&](const auto& pair) { return clusters_mixed_.register_bytes(pair); }, pair_);
+    const int bytes = std::visit(
+        [&]<class Pair>(const Pair& pair) {
+          if constexpr (kmd::is_charged_v<Pair>)
+            return 0;
+          else
+            return clusters_mixed_.register_bytes(pair);
+        },
+        pair_);
     ctx.log().info(
         "md: cluster-pair lists of {} atoms, pair forces in {}; rank 0: {} local clusters, {} "
         "cluster pairs",
@@ -146,12 +155,16 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
     data_ = std::make_unique<io::AtomConfiguration>(
         io::read_h5md_frame(ctx_.comm(), c.file, c.h5md.group, c.h5md.frame, c.h5md.index_base,
                             c.units.system == UnitSystem::lj ? "" : c.units.h5md_length));
-  // A data file declares its type count; an H5MD frame's highest species must exist.
+  // A data file declares its type count (and its Masses are taken when md.masses is left out);
+  // an H5MD frame's highest species must exist.
+  if (data && !data_->masses.empty()) {
+    adopt_file_masses(deck);
+    ntypes_ = config_.ntypes();
+  }
   if (data ? data_->ntypes != ntypes_ : data_->ntypes > ntypes_)
     throw deck.error_at(deck.origin("md.masses").is_default ? key : "md.masses",
                         fmt::format("{} has {} atom types but md.masses gives {} masses", c.file,
                                     data_->ntypes, ntypes_));
-  if (data && !data_->masses.empty()) adopt_file_masses(deck);
   for (int d = 0; d < 3; ++d) {
     box_.lo[d] = 0.0;
     box_.hi[d] = data_->box.hi[d] - data_->box.lo[d];
@@ -160,28 +173,33 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
 
 void MdSolver::setup_molecules(const io::Deck& deck) {
   if (!data_ || config_.source != MdConfig::Source::lammps_data) {
+    if (config_.pair.charged())
+      throw deck.error_at("md.pair.style",
+                          "a charged pair style needs the atoms' charges: start from a data file "
+                          "of atom style full ([md.read_data])");
     topology_ = std::make_unique<MolecularTopology>(deck, config_, io::AtomConfiguration{}, atoms_);
     return;
   }
   const io::AtomConfiguration& d = *data_;
+  if (config_.pair.charged() && d.style != io::AtomStyle::full)
+    throw deck.error_at("md.pair.style",
+                        fmt::format("a charged pair style needs the atoms' charges: {} is of atom "
+                                    "style atomic; give a data file of atom style full",
+                                    config_.file));
+  if (config_.pair.charged()) atoms_.attach_charges();
   if (d.style == io::AtomStyle::full) {
-    for (const auto& a : d.atoms)
-      if (a.charge != 0.0)
-        throw deck.error_at(
-            "md.pair.style",
-            fmt::format("{} gives atom {} the charge {} ({}), but md.pair.style = \"{}\" has no "
-                        "Coulomb term, and Stratus does not yet have lj/cut/coul/cut or "
-                        "lj/cut/coul/long: the charges would be ignored",
-                        config_.file, a.id + 1, a.charge, config_.units.charge, "lj/cut"));
+    if (!config_.pair.charged())
+      for (const auto& a : d.atoms)
+        if (a.charge != 0.0)
+          throw deck.error_at(
+              "md.pair.style",
+              fmt::format("{} gives atom {} the charge {} ({}), but md.pair.style = \"lj/cut\" "
+                          "has no Coulomb term and would ignore it: take lj/cut/coul/cut",
+                          config_.file, a.id + 1, a.charge, config_.units.charge));
     // Molecule ids travel with the atoms and are written to trajectories and checkpoints.
     atoms_.add_column<std::int64_t>("molecule",
                                     {.migrate = true, .checkpoint = true, .trajectory = true});
   }
-  if (d.topology.pair_coeffs.present())
-    throw InputError(fmt::format(
-        "{}:{}: a {} section; Stratus takes the pair coefficients from the deck's "
-        "[[md.pair.coeff]] only (for now): remove the section, or move its values to the deck",
-        config_.file, d.topology.pair_coeffs.line, "Pair Coeffs"));
   topology_ = std::make_unique<MolecularTopology>(deck, config_, d, atoms_);
 }
 
@@ -334,6 +352,13 @@ void MdSolver::create_atoms() {
     for (std::size_t i = 0; i < a.id.size(); ++i)
       h(i, 0) = by_id[static_cast<std::size_t>(a.id[i])];
     Kokkos::deep_copy(mol, h);
+    if (config_.pair.charged()) {
+      std::vector<Real> q(static_cast<std::size_t>(data_->natoms), 0.0);
+      for (const auto& atom : data_->atoms) q[static_cast<std::size_t>(atom.id)] = atom.charge;
+      auto hq = Kokkos::create_mirror_view(atoms_.q);
+      for (std::size_t i = 0; i < a.id.size(); ++i) hq(i) = q[static_cast<std::size_t>(a.id[i])];
+      Kokkos::deep_copy(atoms_.q, hq);
+    }
   }
 }
 
@@ -567,30 +592,37 @@ void MdSolver::compute_forces(bool with_energy) {
   const int n = atoms_.nlocal;
   // Energy and virial only when asked for (thermo steps): forces alone are a third cheaper.
   // One kernel per pair style (the tables' type), list kind and energy flag.
+  const auto& q = atoms_.q;
   const kmd::PairResult r = std::visit(
       [&]<class Pair>(const Pair& pair) {
         switch (list_mode_) {
           case ListMode::full:
             return with_energy ? kmd::compute_pair_forces<Pair, true>(pair, x, type, n, neighbors_,
-                                                                      atoms_.f)
+                                                                      atoms_.f, q)
                                : kmd::compute_pair_forces<Pair, false>(pair, x, type, n, neighbors_,
-                                                                       atoms_.f);
+                                                                       atoms_.f, q);
           case ListMode::half:
             return with_energy ? kmd::compute_pair_forces_half<Pair, true>(pair, x, type, n,
-                                                                           neighbors_, atoms_.f)
-                               : kmd::compute_pair_forces_half<Pair, false>(pair, x, type, n,
-                                                                            neighbors_, atoms_.f);
+                                                                           neighbors_, atoms_.f, q)
+                               : kmd::compute_pair_forces_half<Pair, false>(
+                                     pair, x, type, n, neighbors_, atoms_.f, q);
           case ListMode::cluster:
-            return with_energy ? clusters_double_.forces<true>(pair, x, atoms_.f)
-                               : clusters_double_.forces<false>(pair, x, atoms_.f);
           case ListMode::cluster_mixed:
-            return with_energy ? clusters_mixed_.forces<true>(pair, x, atoms_.f)
-                               : clusters_mixed_.forces<false>(pair, x, atoms_.f);
+            // Charged styles never take cluster lists (the constructor refuses them).
+            if constexpr (!kmd::is_charged_v<Pair>) {
+              if (list_mode_ == ListMode::cluster)
+                return with_energy ? clusters_double_.forces<true>(pair, x, atoms_.f)
+                                   : clusters_double_.forces<false>(pair, x, atoms_.f);
+              return with_energy ? clusters_mixed_.forces<true>(pair, x, atoms_.f)
+                                 : clusters_mixed_.forces<false>(pair, x, atoms_.f);
+            }
+            break;
         }
         return kmd::PairResult{};
       },
       pair_);
   pair_energy_ = r.energy;
+  pair_coul_ = r.coul;
   pair_virial_ = r.virial;
   energy_step_ = with_energy ? step_ : -1;
   const bool molecular = topology_ && topology_->active();
@@ -600,7 +632,7 @@ void MdSolver::compute_forces(bool with_energy) {
       Kokkos::deep_copy(
           Kokkos::subview(atoms_.f, std::make_pair(atoms_.nlocal, atoms_.nall()), Kokkos::ALL),
           Real(0));
-    bonded_ = topology_->forces(atoms_, pair_, with_energy);
+    bonded_ = topology_->forces(atoms_, pair_, q, with_energy);
   }
   // Each pair (and each bonded term) on one rank: the ghosts' reactions go home.
   if (list_mode_ != ListMode::full || molecular) {
@@ -688,7 +720,7 @@ Thermo MdSolver::thermo() {
                            b.angle,
                            b.dihedral,
                            b.improper,
-                           0.0};
+                           pair_coul_ + b.special_coul};
   double global[8];
   MPI_Allreduce(local, global, 8, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   const double n = static_cast<double>(natoms_);
@@ -698,11 +730,12 @@ Thermo MdSolver::thermo() {
   th.temperature = dof > 0 ? 2.0 * global[0] / (dof * u.boltz) : 0.0;
   th.kinetic = global[0] / n;
   th.pair = (global[1] + tail_energy_) / n;
+  th.coul = global[7] / n;
   th.bond = global[3] / n;
   th.angle = global[4] / n;
   th.dihedral = global[5] / n;
   th.improper = global[6] / n;
-  th.potential = th.pair + th.bond + th.angle + th.dihedral + th.improper;
+  th.potential = th.pair + th.coul + th.bond + th.angle + th.dihedral + th.improper;
   th.total = th.kinetic + th.potential;
   th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume) * u.nktv2p;
   th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);

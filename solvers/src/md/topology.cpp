@@ -73,11 +73,18 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
   const io::Topology& top = data.topology;
   const std::string& path = config.file;
   const auto natoms = static_cast<std::size_t>(data.natoms);
+  // Levels whose factors are not 1 leave the neighbour lists; those with a factor > 0 are
+  // computed, scaled, from the special-pair list (no subtraction: a 1-2 pair inside the LJ
+  // core never enters a sum). Without charges the Coulomb factors play no part.
+  charged_ = config.pair.style != PairStyle::lj_cut;
   const auto& lj = deck.real_list("md.special_bonds.lj");
+  const auto& coul = deck.real_list("md.special_bonds.coul");
   for (int k = 0; k < 3; ++k) {
     special_lj_[k] = lj[k];
-    if (lj[k] == 0.0) excluded_levels_ |= 1u << k;
-    if (lj[k] > 0.0 && lj[k] < 1.0) scaled_levels_ |= 1u << k;
+    special_coul_[k] = charged_ ? coul[k] : lj[k];
+    if (special_lj_[k] != 1.0 || special_coul_[k] != 1.0) excluded_levels_ |= 1u << k;
+    if ((excluded_levels_ >> k & 1u) && (special_lj_[k] > 0.0 || (charged_ && coul[k] > 0.0)))
+      scaled_levels_ |= 1u << k;
   }
 
   struct Source {
@@ -347,7 +354,7 @@ void MolecularTopology::exclude(kmd::NeighborList& list, const AtomData& atoms) 
 }
 
 BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables& pair,
-                                         bool energy) const {
+                                         const kmd::Charges& q, bool energy) const {
   BondedEnergies e;
   if (!active_) return e;
   const auto& x = atoms.x;
@@ -373,14 +380,16 @@ BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables
     e.virial += s.virial;
   }
   if (special_pair_count_ > 0) {
-    const Kokkos::Array<Real, 3> factor{special_lj_[0], special_lj_[1], special_lj_[2]};
+    const Kokkos::Array<Real, 3> lj{special_lj_[0], special_lj_[1], special_lj_[2]};
+    const Kokkos::Array<Real, 3> coul{special_coul_[0], special_coul_[1], special_coul_[2]};
     const kmd::BondedSums s = std::visit(
         [&](const auto& p) {
-          return kmd::scale_special_pairs(p, special_pairs_, special_pair_count_, factor, x,
-                                          atoms.type, f);
+          return kmd::special_pair_forces(p, special_pairs_, special_pair_count_, lj, coul, x,
+                                          atoms.type, q, f);
         },
         pair);
     e.special = s.energy;
+    e.special_coul = s.coul;
     e.virial += s.virial;
   }
   if (!energy) e = {};

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Writes branched_real.data: 64 five-site branched molecules (a united-atom 2-methylbutane-like
+"""Writes branched_real.data (and, with charges on every site summing to zero per molecule,
+branched_charged_real.data): 64 five-site branched molecules (a united-atom 2-methylbutane-like
 A-B-C(-E)-D) in LAMMPS units real, atom style full, with every bonded kind Stratus has: 4 bonds,
 4 angles, 2 dihedrals (the second type has a phase d = 60 degrees, so the sign of phi matters)
 and 1 improper at the branch. Positions are distorted deterministically so that no term sits at
 its minimum; velocities follow a fixed pattern. No random numbers: the file is reproducible."""
 import math
+import sys
 
 
 def rot(a, b, c):
@@ -55,29 +57,38 @@ for i in range(n):
             dihedrals += [(1, a, bb, c, d), (2, a, bb, c, e)]
             impropers += [(1, c, bb, d, e)]
 
-with open("branched_real.data", "w") as f:
-    f.write("64 branched five-site molecules, LAMMPS units real, atom style full "
-            "(Stratus tests/md/data/make_branched.py)\n\n")
-    f.write(f"{len(atoms)} atoms\n{len(bonds)} bonds\n{len(angles)} angles\n"
-            f"{len(dihedrals)} dihedrals\n{len(impropers)} impropers\n\n")
-    f.write("2 atom types\n1 bond types\n1 angle types\n2 dihedral types\n1 improper types\n\n")
-    for ax in "xyz":
-        f.write(f"0.0 {box:.6f} {ax}lo {ax}hi\n")
-    f.write("\nMasses\n\n1 15.035\n2 14.027\n")
-    f.write("\nBond Coeffs # harmonic\n\n1 260.0 1.54\n")
-    f.write("\nAngle Coeffs # harmonic\n\n1 62.1 114.0\n")
-    f.write("\nDihedral Coeffs # charmm\n\n1 1.4 3 0 0.0\n2 0.5 1 60 0.0\n")
-    f.write("\nImproper Coeffs # harmonic\n\n1 20.0 35.0\n")
-    f.write("\nAtoms # full\n\n")
-    for a in atoms:
-        f.write(f"{a[0]} {a[1]} {a[2]} 0.0 {a[3]:.8f} {a[4]:.8f} {a[5]:.8f}\n")
-    f.write("\nVelocities\n\n")
-    for a in atoms:
-        m = a[0]
-        f.write(f"{m} {0.004 * math.sin(0.37 * m):.8f} {0.004 * math.cos(0.71 * m):.8f} "
-                f"{0.004 * math.sin(1.13 * m + 0.5):.8f}\n")
-    for name, rows in (("Bonds", bonds), ("Angles", angles), ("Dihedrals", dihedrals),
-                       ("Impropers", impropers)):
-        f.write(f"\n{name}\n\n")
-        for idx, row in enumerate(rows, 1):
-            f.write(f"{idx} " + " ".join(str(v) for v in row) + "\n")
+charges = [0.30, -0.20, 0.10, -0.35, 0.15]
+
+
+def write(path, charged):
+    with open(path, "w") as f:
+        f.write("64 branched five-site molecules, LAMMPS units real, atom style full "
+                f"{'with charges ' if charged else ''}(Stratus tests/md/data/make_branched.py)\n\n")
+        f.write(f"{len(atoms)} atoms\n{len(bonds)} bonds\n{len(angles)} angles\n"
+                f"{len(dihedrals)} dihedrals\n{len(impropers)} impropers\n\n")
+        f.write("2 atom types\n1 bond types\n1 angle types\n2 dihedral types\n1 improper types\n\n")
+        for ax in "xyz":
+            f.write(f"0.0 {box:.6f} {ax}lo {ax}hi\n")
+        f.write("\nMasses\n\n1 15.035\n2 14.027\n")
+        f.write("\nBond Coeffs # harmonic\n\n1 260.0 1.54\n")
+        f.write("\nAngle Coeffs # harmonic\n\n1 62.1 114.0\n")
+        f.write("\nDihedral Coeffs # charmm\n\n1 1.4 3 0 0.0\n2 0.5 1 60 0.0\n")
+        f.write("\nImproper Coeffs # harmonic\n\n1 20.0 35.0\n")
+        f.write("\nAtoms # full\n\n")
+        for a in atoms:
+            q = charges[(a[0] - 1) % 5] if charged else 0.0
+            f.write(f"{a[0]} {a[1]} {a[2]} {q} {a[3]:.8f} {a[4]:.8f} {a[5]:.8f}\n")
+        f.write("\nVelocities\n\n")
+        for a in atoms:
+            m = a[0]
+            f.write(f"{m} {0.004 * math.sin(0.37 * m):.8f} {0.004 * math.cos(0.71 * m):.8f} "
+                    f"{0.004 * math.sin(1.13 * m + 0.5):.8f}\n")
+        for name, rows in (("Bonds", bonds), ("Angles", angles), ("Dihedrals", dihedrals),
+                           ("Impropers", impropers)):
+            f.write(f"\n{name}\n\n")
+            for idx, row in enumerate(rows, 1):
+                f.write(f"{idx} " + " ".join(str(v) for v in row) + "\n")
+
+
+write("branched_real.data", False)
+write("branched_charged_real.data", True)

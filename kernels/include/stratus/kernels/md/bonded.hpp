@@ -178,13 +178,16 @@ struct ImproperHarmonic {
 /// Energy and virial sum_a x_a . f_a of a rank's terms; a Kokkos reduction value.
 struct BondedSums {
   Real energy = 0, virial = 0;
+  Real coul = 0;  ///< the Coulomb energy of special pairs (special_pair_forces)
   KOKKOS_INLINE_FUNCTION void operator+=(const BondedSums& o) {
     energy += o.energy;
     virial += o.virial;
+    coul += o.coul;
   }
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile BondedSums& o) volatile {
     energy = energy + o.energy;
     virial = virial + o.virial;
+    coul = coul + o.coul;
   }
 };
 

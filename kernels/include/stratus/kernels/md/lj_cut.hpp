@@ -2,6 +2,7 @@
 // for r < rc, per pair of types. A `Pair` for compute_pair_forces (pair.hpp).
 #pragma once
 
+#include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/md/types.hpp"
 
 namespace stratus::kernels::md {
@@ -30,6 +31,35 @@ struct LJCut {
     const Real r6inv = r2inv * r2inv * r2inv;
     fpair = r6inv * (lj1(ti, tj) * r6inv - lj2(ti, tj)) * r2inv;
     energy = r6inv * (lj3(ti, tj) * r6inv - lj4(ti, tj)) - offset(ti, tj);
+  }
+};
+
+}  // namespace stratus::kernels::md
+
+namespace stratus::kernels::md {
+
+/// lj/cut/coul/cut: LJCut plus Coulomb's e(r) = qqrd2e q_i q_j / r for r < rc_coul (one global
+/// Coulomb cutoff, dielectric 1, no shift), as LAMMPS's pair style of that name. A charged
+/// `Pair` (pair.hpp).
+struct LJCutCoulCut {
+  static constexpr bool kCharged = true;
+  LJCut lj;
+  Real qqrd2e = 1;      ///< Coulomb's constant in the deck's units (Units::qqr2e)
+  Real cut_coulsq = 0;  ///< rc_coul^2
+
+  /// The two terms apart: F/r and e of the LJ and of the Coulomb interaction.
+  KOKKOS_INLINE_FUNCTION void parts(Real rsq, int ti, int tj, Real qiqj, Real& fvdwl, Real& fcoul,
+                                    Real& evdwl, Real& ecoul) const {
+    lj(rsq, ti, tj, fvdwl, evdwl);
+    const Real r2inv = 1 / rsq;
+    ecoul = rsq < cut_coulsq ? qqrd2e * qiqj * kmath::sqrt(r2inv) : Real(0);
+    fcoul = ecoul * r2inv;  // F / r = qq / r^3
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
+                                         Real& evdwl, Real& ecoul) const {
+    Real fv, fc;
+    parts(rsq, ti, tj, qiqj, fv, fc, evdwl, ecoul);
+    fpair = fv + fc;
   }
 };
 

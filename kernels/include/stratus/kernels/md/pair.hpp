@@ -8,6 +8,12 @@
 // force on i is fpair * (x_i - x_j); positive is repulsive) and energy = e(r), both zero at and
 // beyond the style's cutoff for that type pair.
 //
+// Charged styles (Coulomb terms) declare `static constexpr bool kCharged = true` and take the
+// product of the two charges as well:
+//   KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
+//                                          Real& evdwl, Real& ecoul) const;
+// the kernels then read the atoms' charges (the `q` argument) and sum the two energies apart.
+//
 // Optional fast path: when an ADL-visible `uniform_form(const Pair&)` returns a non-empty
 // std::optional<U> (U another Pair that reads no per-type table, valid when every type pair
 // has the same coefficients, e.g. one atom type), the kernels run with U instead, so no table
@@ -35,19 +41,41 @@ namespace stratus::kernels::md {
 /// Potential energy and virial W = sum over pairs of r_ij . f_ij of a rank's local atoms
 /// (pressure P = (2 KE + W) / (3 V) once summed over ranks). Also a Kokkos reduction value.
 struct PairResult {
-  Real energy = 0;
+  Real energy = 0;  ///< van der Waals (all of it for uncharged styles)
   Real virial = 0;
+  Real coul = 0;  ///< Coulomb energy of charged styles
   /// Adds o (the reduction join).
   KOKKOS_INLINE_FUNCTION void operator+=(const PairResult& o) {
     energy += o.energy;
     virial += o.virial;
+    coul += o.coul;
   }
   // Kokkos 3.x joins through volatile references.
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile PairResult& o) volatile {
     energy = energy + o.energy;
     virial = virial + o.virial;
+    coul = coul + o.coul;
   }
 };
+
+/// True for pair styles with a Coulomb term (they take q_i q_j).
+template <class Pair>
+inline constexpr bool is_charged_v = requires {
+  Pair::kCharged;
+};
+
+/// Evaluates `p` for a pair: charged styles with qiqj, others without; ecoul stays 0 for those.
+template <class Pair>
+KOKKOS_INLINE_FUNCTION void evaluate_pair(const Pair& p, Real rsq, int ti, int tj, Real qiqj,
+                                          Real& fpair, Real& evdwl, Real& ecoul) {
+  if constexpr (is_charged_v<Pair>) {
+    p(rsq, ti, tj, qiqj, fpair, evdwl, ecoul);
+  } else {
+    (void)qiqj;
+    p(rsq, ti, tj, fpair, evdwl);
+    ecoul = 0;
+  }
+}
 
 /// LJCut with the coefficients of one type pair held as scalars (LJCut::operator() for types
 /// that all share them).
@@ -90,7 +118,7 @@ PairResult with_uniform_form(const Pair& pair, Run&& run) {
 /// Sums over one row of a neighbour list: the force on atom i, and sum e_ij and sum r_ij . f_ij
 /// (zero unless asked for).
 struct RowSums {
-  Real fx = 0, fy = 0, fz = 0, energy = 0, virial = 0;
+  Real fx = 0, fy = 0, fz = 0, energy = 0, virial = 0, coul = 0;
 };
 
 /// A scatter target that takes nothing (rows whose neighbours get no reaction: full lists).
@@ -107,15 +135,18 @@ inline constexpr int kPairBatch = 64;
 /// forces are summed for i in list order and, when Reaction, subtracted from each neighbour's
 /// row of fs. Sums in the same order and with the same operations as pair_row: bitwise equal.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums
-pair_row_batched(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
-                 const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
+    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
+    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+  constexpr bool charged = is_charged_v<Pair>;
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
+  const Real qi = charged ? q(i) : Real(0);
   RowSums sums;
   for (int k0 = 0; k0 < n; k0 += kPairBatch) {
     const int m = n - k0 < kPairBatch ? n - k0 : kPairBatch;
     Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
+    Real qq[charged ? kPairBatch : 1], ec[charged ? kPairBatch : 1];
     int tj[kPairBatch];
     for (int c = 0; c < m; ++c) {
       const int j = entries(i, k0 + c);
@@ -123,12 +154,19 @@ pair_row_batched(const Pair& p, const Vectors& x, const Types& type, const int i
       dy[c] = yi - x(j, 1);
       dz[c] = zi - x(j, 2);
       tj[c] = type(j);
+      if constexpr (charged) qq[c] = qi * q(j);
     }
     const Pair pl = p;  // a local copy: GCC does not vectorise through the reference
     for (int c = 0; c < m; ++c) {
       const Real rsq = dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c];
       Real fpair, eij;
-      pl(rsq, ti, tj[c], fpair, eij);
+      if constexpr (charged) {
+        Real ecoul;
+        pl(rsq, ti, tj[c], qq[c], fpair, eij, ecoul);
+        ec[c] = ecoul;
+      } else {
+        pl(rsq, ti, tj[c], fpair, eij);
+      }
       fp[c] = fpair;
       en[c] = eij;
     }
@@ -146,6 +184,7 @@ pair_row_batched(const Pair& p, const Vectors& x, const Types& type, const int i
       if constexpr (EnergyVirial) {
         sums.energy += en[c];
         sums.virial += (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
+        if constexpr (charged) sums.coul += ec[c];
       }
     }
   }
@@ -155,18 +194,20 @@ pair_row_batched(const Pair& p, const Vectors& x, const Types& type, const int i
 /// One row of a neighbour list, a neighbour at a time (the GPU form: no per-thread arrays);
 /// otherwise as pair_row_batched.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums
-pair_row(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
-         const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row(
+    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
+    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+  constexpr bool charged = is_charged_v<Pair>;
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
+  const Real qi = charged ? q(i) : Real(0);
   RowSums sums;
   for (int k = 0; k < n; ++k) {
     const int j = entries(i, k);
     const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
     const Real rsq = dx * dx + dy * dy + dz * dz;
-    Real fpair = 0, eij = 0;
-    p(rsq, ti, type(j), fpair, eij);
+    Real fpair = 0, eij = 0, ecoul = 0;
+    evaluate_pair(p, rsq, ti, type(j), charged ? qi * q(j) : Real(0), fpair, eij, ecoul);
     const Real fxj = dx * fpair, fyj = dy * fpair, fzj = dz * fpair;
     sums.fx += fxj;
     sums.fy += fyj;
@@ -179,6 +220,7 @@ pair_row(const Pair& p, const Vectors& x, const Types& type, const int i, const 
     if constexpr (EnergyVirial) {
       sums.energy += eij;
       sums.virial += rsq * fpair;
+      sums.coul += ecoul;
     }
   }
   return sums;
@@ -186,19 +228,19 @@ pair_row(const Pair& p, const Vectors& x, const Types& type, const int i, const 
 
 /// The row function of the back-end: batches on host threads, one neighbour at a time on GPUs.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums
-pair_row_any(const Pair& p, const Vectors& x, const Types& type, const int i, const int n,
-             const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row_any(
+    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
+    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
   if constexpr (Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible)
-    return pair_row_batched<EnergyVirial, Reaction>(p, x, type, i, n, entries, fs);
+    return pair_row_batched<EnergyVirial, Reaction>(p, x, type, q, i, n, entries, fs);
   else
-    return pair_row<EnergyVirial, Reaction>(p, x, type, i, n, entries, fs);
+    return pair_row<EnergyVirial, Reaction>(p, x, type, q, i, n, entries, fs);
 }
 
 /// compute_pair_forces with a fixed pair style (no dispatch).
 template <bool EnergyVirial, class Pair>
-PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, int nlocal,
-                            const NeighborList& list, const Vectors& f) {
+PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
+                            int nlocal, const NeighborList& list, const Vectors& f) {
   const auto count = list.count;
   const auto entries = list.entries;
   PairResult result;
@@ -206,13 +248,15 @@ PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, 
       "md::compute_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         NoReaction none;
-        const RowSums s = pair_row_any<EnergyVirial, false>(p, x, type, i, count(i), entries, none);
+        const RowSums s =
+            pair_row_any<EnergyVirial, false>(p, x, type, q, i, count(i), entries, none);
         f(i, 0) = s.fx;
         f(i, 1) = s.fy;
         f(i, 2) = s.fz;
         if constexpr (EnergyVirial) {
           acc.energy += Real(0.5) * s.energy;
           acc.virial += Real(0.5) * s.virial;
+          acc.coul += Real(0.5) * s.coul;
         }
       },
       result);
@@ -221,8 +265,8 @@ PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, 
 
 /// compute_pair_forces_half with a fixed pair style and scatter kind (no dispatch).
 template <bool EnergyVirial, class Pair, class Scatter>
-PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
-                            const NeighborList& list, Scatter scatter) {
+PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
+                            int nlocal, const NeighborList& list, Scatter scatter) {
   const auto count = list.count;
   const auto entries = list.entries;
   PairResult result;
@@ -230,13 +274,14 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
       "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
-        const RowSums s = pair_row_any<EnergyVirial, true>(p, x, type, i, count(i), entries, fs);
+        const RowSums s = pair_row_any<EnergyVirial, true>(p, x, type, q, i, count(i), entries, fs);
         fs(i, 0) += s.fx;
         fs(i, 1) += s.fy;
         fs(i, 2) += s.fz;
         if constexpr (EnergyVirial) {
           acc.energy += s.energy;
           acc.virial += s.virial;
+          acc.coul += s.coul;
         }
       },
       result);
@@ -247,8 +292,8 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
 /// when one thread runs the kernel, else through per-thread copies (host threads) or atomics
 /// (GPUs), Kokkos's default for the space.
 template <bool EnergyVirial, class Pair>
-PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, int nlocal,
-                            const NeighborList& list, const Vectors& f) {
+PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
+                            int nlocal, const NeighborList& list, const Vectors& f) {
   namespace kx = Kokkos::Experimental;
   auto fl = Kokkos::subview(f, std::make_pair(0, list.nall), Kokkos::ALL);
   Kokkos::deep_copy(fl, Real(0));
@@ -256,10 +301,10 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
     kx::ScatterView<Real* [3], Kokkos::LayoutRight, DevExecSpace, kx::ScatterSum,
                     kx::ScatterNonDuplicated, kx::ScatterNonAtomic>
         direct(fl);
-    return pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, direct);
+    return pair_forces_half<EnergyVirial>(p, x, type, q, nlocal, list, direct);
   }
   auto scatter = kx::create_scatter_view(fl);
-  const auto r = pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, scatter);
+  const auto r = pair_forces_half<EnergyVirial>(p, x, type, q, nlocal, list, scatter);
   kx::contribute(fl, scatter);
   return r;
 }
@@ -269,11 +314,13 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
 /// of its full neighbour list (no atomics: each pair is visited from both sides, so ghosts need
 /// no reverse communication). Returns sum_i 1/2 sum_j e_ij and sum_i 1/2 sum_j r_ij . f_ij, or
 /// zeros without computing them when EnergyVirial is false (forces are bitwise the same).
+/// Charged styles read q (the atoms' charges, ghosts included); others ignore it.
 template <class Pair, bool EnergyVirial = true>
 PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& type, int nlocal,
-                               const NeighborList& list, const Vectors& f) {
+                               const NeighborList& list, const Vectors& f,
+                               const Charges& q = Charges()) {
   return detail::with_uniform_form(pair, [&](const auto& p) {
-    return detail::pair_forces_full<EnergyVirial>(p, x, type, nlocal, list, f);
+    return detail::pair_forces_full<EnergyVirial>(p, x, type, q, nlocal, list, f);
   });
 }
 
@@ -286,9 +333,10 @@ PairResult compute_pair_forces(const Pair& pair, const Vectors& x, const Types& 
 /// with per-thread copies: not bitwise reproducible across thread counts.
 template <class Pair, bool EnergyVirial = true>
 PairResult compute_pair_forces_half(const Pair& pair, const Vectors& x, const Types& type,
-                                    int nlocal, const NeighborList& list, const Vectors& f) {
+                                    int nlocal, const NeighborList& list, const Vectors& f,
+                                    const Charges& q = Charges()) {
   return detail::with_uniform_form(pair, [&](const auto& p) {
-    return detail::pair_forces_half<EnergyVirial>(p, x, type, nlocal, list, f);
+    return detail::pair_forces_half<EnergyVirial>(p, x, type, q, nlocal, list, f);
   });
 }
 

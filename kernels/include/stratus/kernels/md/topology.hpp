@@ -11,6 +11,7 @@
 #include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/md/bonded.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/kernels/md/pair.hpp"
 #include "stratus/kernels/md/types.hpp"
 
 #include <cstdint>
@@ -203,29 +204,43 @@ inline int build_special_pairs(const IdRows& special, const SpecialCounts& nspec
   return total;
 }
 
-/// ADDS, for each special pair (i, j, level) of `pairs`, -(1 - factor[level - 1]) times the pair
-/// style's force to i and j (so that the pair, listed in full by the neighbour lists, counts
-/// factor times); returns the energy and virial so removed.
+/// ADDS, for each special pair (i, j, level) of `pairs` (pairs the neighbour lists leave out),
+/// the pair style's interaction scaled by lj[level - 1] (van der Waals) and coul[level - 1]
+/// (Coulomb, charged styles) to i and j; returns its energies (energy: van der Waals, coul) and
+/// virial. A factor of 0 skips its term (a 1-2 pair may sit well inside the LJ core).
 template <class Pair>
-BondedSums scale_special_pairs(
+BondedSums special_pair_forces(
     const Pair& pair, const Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>& pairs, int n,
-    Kokkos::Array<Real, 3> factor, const Vectors& x, const Types& type, const Vectors& f) {
+    Kokkos::Array<Real, 3> lj, Kokkos::Array<Real, 3> coul, const Vectors& x, const Types& type,
+    const Charges& q, const Vectors& f) {
   BondedSums sums;
   Kokkos::parallel_reduce(
-      "md::scale_special_pairs", Kokkos::RangePolicy<DevExecSpace>(0, n),
+      "md::special_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, n),
       KOKKOS_LAMBDA(const int p, BondedSums& acc) {
-        const int i = pairs(p, 0), j = pairs(p, 1);
-        const Real s = factor[pairs(p, 2) - 1] - 1;
+        const int i = pairs(p, 0), j = pairs(p, 1), level = pairs(p, 2) - 1;
         const Real d[3] = {x(i, 0) - x(j, 0), x(i, 1) - x(j, 1), x(i, 2) - x(j, 2)};
         const Real rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-        Real fpair = 0, e = 0;
-        pair(rsq, type(i), type(j), fpair, e);
-        for (int k = 0; k < 3; ++k) {
-          Kokkos::atomic_add(&f(i, k), s * fpair * d[k]);
-          Kokkos::atomic_add(&f(j, k), -s * fpair * d[k]);
+        Real fpair = 0, evdwl = 0, ecoul = 0;
+        if constexpr (is_charged_v<Pair>) {
+          Real fv = 0, fc = 0;
+          pair.parts(rsq, type(i), type(j), q(i) * q(j), fv, fc, evdwl, ecoul);
+          fv = lj[level] == 0 ? Real(0) : lj[level] * fv;
+          evdwl = lj[level] == 0 ? Real(0) : lj[level] * evdwl;
+          fc = coul[level] * fc;
+          ecoul = coul[level] * ecoul;
+          fpair = fv + fc;
+        } else if (lj[level] != 0) {
+          pair(rsq, type(i), type(j), fpair, evdwl);
+          fpair *= lj[level];
+          evdwl *= lj[level];
         }
-        acc.energy += s * e;
-        acc.virial += s * rsq * fpair;
+        for (int k = 0; k < 3; ++k) {
+          Kokkos::atomic_add(&f(i, k), fpair * d[k]);
+          Kokkos::atomic_add(&f(j, k), -fpair * d[k]);
+        }
+        acc.energy += evdwl;
+        acc.coul += ecoul;
+        acc.virial += rsq * fpair;
       },
       sums);
   return sums;

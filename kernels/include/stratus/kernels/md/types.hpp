@@ -16,6 +16,8 @@ using Ids = Kokkos::View<GlobalId*, DevMemSpace>;
 using Images = Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>;
 /// A small table per pair of types (ntypes x ntypes), e.g. LJ coefficients.
 using TypeTable = Kokkos::View<Real**, Kokkos::LayoutRight, DevMemSpace>;
+/// Charge per atom (charged pair styles).
+using Charges = Kokkos::View<Real*, DevMemSpace>;
 /// Mass per type.
 using TypeMasses = Kokkos::View<Real*, DevMemSpace>;
 

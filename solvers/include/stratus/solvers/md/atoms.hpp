@@ -28,6 +28,8 @@ struct AtomData {
   Types type{"md::type", 0};
   Ids id{"md::id", 0};
   Images image{"md::image", 0};
+  /// Charges: a column only after attach_charges() (charged pair styles); empty otherwise.
+  kernels::md::Charges q{"md::q", 0};
   int nlocal = 0;
   int nghost = 0;
   /// All of the above and every added column. Resizing goes through here (reserve()), which
@@ -48,6 +50,12 @@ struct AtomData {
   // The columns point at the members: an AtomData stays where it was made.
   AtomData(const AtomData&) = delete;
   AtomData& operator=(const AtomData&) = delete;
+
+  /// Makes q a column ("charge": migrates, goes to ghosts, checkpointed, in trajectories).
+  void attach_charges() {
+    columns.attach("charge", q,
+                   {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
+  }
 
   [[nodiscard]] int capacity() const { return static_cast<int>(x.extent(0)); }
   [[nodiscard]] int nall() const { return nlocal + nghost; }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stratus/io/deck.hpp"
+#include "stratus/io/lammps_data.hpp"
 #include "stratus/io/output.hpp"
 #include "stratus/solvers/md/units.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -18,7 +19,7 @@
 namespace stratus::md {
 
 enum class LatticeStyle { fcc, bcc, sc };
-enum class PairStyle { lj_cut };
+enum class PairStyle { lj_cut, lj_cut_coul_cut };
 enum class Integrator { nve, langevin, nvt };
 /// md.neighbor.list: automatic is half (double) or cluster (mixed) on host backends, full on GPUs.
 enum class NeighborListKind { automatic, full, half, cluster };
@@ -56,12 +57,32 @@ struct MdConfig {
 
   struct Pair {
     PairStyle style = PairStyle::lj_cut;
-    /// Per pair of types (row-major, ntypes x ntypes, symmetric): every [[md.pair.coeff]] with
-    /// its cutoff (md.pair.cutoff where the coefficient gives 0).
+    /// Per pair of types (row-major, ntypes x ntypes, symmetric), made by tabulate(): the data
+    /// file's Pair Coeffs, then every [[md.pair.coeff]], then md.pair.mix for pairs of different
+    /// types that neither gives; each with its cutoff (md.pair.cutoff where none is given).
     std::vector<double> epsilon, sigma, cutoff;
     double cutoff_max = 0;
+    double global_cutoff = 0;
+    double coulomb_cutoff = 0;  ///< lj/cut/coul/cut (md.pair.coulomb_cutoff, else md.pair.cutoff)
     bool shift = false;
     bool tail = false;
+    enum class Mix { geometric, arithmetic } mix = Mix::geometric;
+    /// The deck's [[md.pair.coeff]] as given (0-based types; cutoff 0: the global one).
+    struct Entry {
+      int i = 0, j = 0;
+      double epsilon = 0, sigma = 0, cutoff = 0;
+      std::string key;  ///< "md.pair.coeff[k]."
+    };
+    std::vector<Entry> entries;
+    [[nodiscard]] bool tabulated() const noexcept { return !epsilon.empty(); }
+    [[nodiscard]] bool charged() const noexcept { return style != PairStyle::lj_cut; }
+    /// Fills the tables for `ntypes` types from `file` (a data file's Pair Coeffs or PairIJ
+    /// Coeffs section, or null), the deck's entries (which take precedence) and mixing. Throws
+    /// DeckError naming the key (or InputError naming the file's line) for a type out of range,
+    /// a pair given twice in the deck, a row that is not "epsilon sigma [cutoff]", or a type
+    /// with no coefficients at all. `types_from` names what set ntypes, for messages.
+    void tabulate(int ntypes, const io::CoeffSection* file, const std::string& file_path,
+                  const io::Deck& deck, const std::string& types_from);
   } pair;
 
   struct Neighbor {

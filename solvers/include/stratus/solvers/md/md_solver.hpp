@@ -38,9 +38,9 @@ struct Thermo {
   /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
   /// + dof kT xi_1 + sum_{k>=2} kT xi_k), the total energy per atom for nve and langevin.
   double conserved = 0;
-  /// Per atom, the potential's terms (molecular systems): pair (with the tail correction and the
-  /// special pairs' scaling), bond, angle, dihedral, improper.
-  double pair = 0, bond = 0, angle = 0, dihedral = 0, improper = 0;
+  /// Per atom, the potential's terms: pair (van der Waals, with the tail correction and the
+  /// special pairs), coul (Coulomb, charged pair styles), bond, angle, dihedral, improper.
+  double pair = 0, coul = 0, bond = 0, angle = 0, dihedral = 0, improper = 0;
 };
 
 class MdSolver : public Solver {
@@ -113,6 +113,10 @@ class MdSolver : public Solver {
   void rebuild();
   /// Ghosts and neighbour list of the current owned atoms (no migration).
   void build_ghosts_and_list();
+  /// The thermo CSV has the potential's terms (a topology or charges).
+  [[nodiscard]] bool molecular_columns() const {
+    return (topology_ && topology_->active()) || config_.pair.charged();
+  }
   /// Thermo row and log line of the current step; blow_up() first when a value is not finite.
   void report();
   /// Stops the run (RuntimeError, exit 1) naming the step, `what` was found and the first atom
@@ -166,6 +170,7 @@ class MdSolver : public Solver {
   double dof_ = 0;
   double tail_energy_ = 0, tail_virial_ = 0;     // global totals
   double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
+  double pair_coul_ = 0;                         // its Coulomb energy (charged styles)
   std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
   std::int64_t trajectory_part_ = 0;    // index of the part being written (or the next one)

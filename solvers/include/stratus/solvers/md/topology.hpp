@@ -34,7 +34,8 @@ struct MdConfig;
 /// pairs' scaling, from the last forces() with energy.
 struct BondedEnergies {
   double bond = 0, angle = 0, dihedral = 0, improper = 0;
-  double special = 0;  ///< the pair energy removed from scaled special pairs (<= 0 for LJ wells)
+  double special = 0;       ///< van der Waals energy of the special pairs (scaled)
+  double special_coul = 0;  ///< their Coulomb energy (scaled)
   double virial = 0;
 };
 
@@ -53,7 +54,7 @@ class MolecularTopology {
 
   /// True when the system has any bonded term.
   [[nodiscard]] bool active() const noexcept { return active_; }
-  /// True when some special pairs are excluded from the neighbour lists (an lj factor of 0).
+  /// True when some special pairs are left out of the neighbour lists (a factor other than 1).
   [[nodiscard]] bool excludes() const noexcept { return active_ && excluded_levels_ != 0; }
 
   /// Fills the topology columns of the owned atoms [0, nlocal) from the data file (by id).
@@ -69,11 +70,12 @@ class MolecularTopology {
   /// ghost here.
   void build(const AtomData& atoms, std::int64_t natoms, std::int64_t step, MPI_Comm comm);
   /// Removes from `list` (rows of owned atoms) every neighbour that is a special partner at a
-  /// level whose lj factor is 0.
+  /// level whose factors are not 1: those pairs are computed, scaled, by forces().
   void exclude(kernels::md::NeighborList& list, const AtomData& atoms) const;
-  /// ADDS the bonded forces and the special pairs' scaling to atoms.f (ghost rows included);
-  /// energies and virial when `energy`.
-  BondedEnergies forces(const AtomData& atoms, const PairTables& pair, bool energy) const;
+  /// ADDS the bonded forces and the scaled special pairs to atoms.f (ghost rows included);
+  /// energies and virial when `energy`. `q`: the charges (charged pair styles).
+  BondedEnergies forces(const AtomData& atoms, const PairTables& pair,
+                        const kernels::md::Charges& q, bool energy) const;
 
   /// Counts of the whole system, for the log.
   [[nodiscard]] std::string summary() const;
@@ -97,9 +99,10 @@ class MolecularTopology {
 
   bool active_ = false;
   std::vector<Kind> kinds_;  ///< those the file has, in the order bond, angle, dihedral, improper
-  std::array<double, 3> special_lj_{0, 0, 0};
-  unsigned excluded_levels_ = 0;  ///< bit k: level k+1 (1-2, 1-3, 1-4) has lj factor 0
-  unsigned scaled_levels_ = 0;    ///< bit k: level k+1 has 0 < factor < 1
+  std::array<double, 3> special_lj_{0, 0, 0}, special_coul_{0, 0, 0};
+  bool charged_ = false;          ///< the pair style has a Coulomb term
+  unsigned excluded_levels_ = 0;  ///< bit k: level k+1 (1-2, 1-3, 1-4) is left out of the lists
+  unsigned scaled_levels_ = 0;    ///< bit k: level k+1 is computed by forces() (a factor > 0)
   int special_width_ = 0;
   // Host copy of the file's topology until install(): per atom id, its owned terms (kind k:
   // rows of N + 1 ids) and its special partners by level.
