@@ -15,9 +15,10 @@ namespace {
 /// the tables once the number of types is known.
 MdConfig::Pair read_pair(const io::Deck& deck) {
   MdConfig::Pair p;
-  p.style = deck.choice<PairStyle>(
-      "md.pair.style",
-      {{"lj/cut", PairStyle::lj_cut}, {"lj/cut/coul/cut", PairStyle::lj_cut_coul_cut}});
+  p.style =
+      deck.choice<PairStyle>("md.pair.style", {{"lj/cut", PairStyle::lj_cut},
+                                               {"lj/cut/coul/cut", PairStyle::lj_cut_coul_cut},
+                                               {"lj/cut/coul/long", PairStyle::lj_cut_coul_long}});
   p.shift = deck.boolean("md.pair.shift");
   p.tail = deck.boolean("md.pair.tail");
   p.mix = deck.choice<MdConfig::Pair::Mix>("md.pair.mix",
@@ -266,6 +267,24 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   c.precision = deck.choice<Precision>(
       "md.precision", {{"double", Precision::full_double}, {"mixed", Precision::mixed}});
   c.integrator = read_integrator(deck);
+  c.kspace.pppm = deck.string("md.kspace.style") == "pppm";
+  c.kspace.accuracy = deck.real("md.kspace.accuracy");
+  c.kspace.order = static_cast<int>(deck.integer("md.kspace.order"));
+  const auto& mesh = deck.integer_list("md.kspace.mesh");
+  for (int d = 0; d < 3; ++d) c.kspace.mesh[d] = static_cast<int>(mesh[d]);
+  c.kspace.g_ewald = deck.real("md.kspace.g_ewald");
+  c.kspace.allow_charged = deck.boolean("md.kspace.allow_charged");
+  const bool long_range = c.pair.style == PairStyle::lj_cut_coul_long;
+  if (long_range && !c.kspace.pppm)
+    throw deck.error_at("md.kspace.style",
+                        "md.pair.style = \"lj/cut/coul/long\" computes the real-space part of an "
+                        "Ewald sum: it needs a k-space solver ([md.kspace] style = \"pppm\")");
+  if (!long_range && c.kspace.pppm)
+    throw deck.error_at("md.kspace.style",
+                        "PPPM is the reciprocal part of lj/cut/coul/long: take md.pair.style = "
+                        "\"lj/cut/coul/long\" with it");
+  if ((mesh[0] > 0) != (mesh[1] > 0) || (mesh[0] > 0) != (mesh[2] > 0))
+    throw deck.error_at("md.kspace.mesh", "give all three grid sizes, or none ([0, 0, 0])");
   read_source(deck, c);
   // From a data file, the solver tabulates the coefficients once the file is read (its types
   // and Pair Coeffs).

@@ -29,8 +29,8 @@ void MdSolver::report() {
                   th.conserved);
   std::string terms;
   if (molecular_columns())
-    terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair, th.coul,
-                        th.bond, th.angle, th.dihedral, th.improper);
+    terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair,
+                        th.coul, th.kspace, th.bond, th.angle, th.dihedral, th.improper);
   thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}{}", th.step,
                            th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
                            th.conserved, terms));
@@ -69,7 +69,7 @@ void MdSolver::declare_outputs(OutputDescriptor& outputs) {
                   "in {}\n"
                   "step,time,temperature,kinetic,potential,total,pressure,conserved{}\n",
                   u.name, u.energy, u.temperature, u.time, u.pressure,
-                  molecular_columns() ? ",pair,coul,bond,angle,dihedral,improper" : ""),
+                  molecular_columns() ? ",pair,coul,kspace,bond,angle,dihedral,improper" : ""),
       fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
                   "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),
       [this] { report(); }, resumed);

@@ -117,11 +117,14 @@ void declare_dynamics(Schema& schema) {
   pair.add_string("style",
                   "Pair style. lj/cut: Lennard-Jones; lj/cut/coul/cut: plus Coulomb, "
                   "qqr2e q_i q_j / r within md.pair.coulomb_cutoff (charges from a data file of "
-                  "atom style full), as LAMMPS's styles of those names.")
-      .one_of({"lj/cut", "lj/cut/coul/cut"})
+                  "atom style full); lj/cut/coul/long: plus the real-space part of an Ewald sum, "
+                  "qqr2e q_i q_j erfc(g r) / r, whose reciprocal part is [md.kspace]; as LAMMPS's "
+                  "styles of those names.")
+      .one_of({"lj/cut", "lj/cut/coul/cut", "lj/cut/coul/long"})
       .set_default(std::string("lj/cut"));
   pair.add_real("coulomb_cutoff",
-                "Cutoff of the Coulomb term of lj/cut/coul/cut; 0 takes md.pair.cutoff.")
+                "Cutoff of the Coulomb term of lj/cut/coul/cut and lj/cut/coul/long; 0 takes "
+                "md.pair.cutoff.")
       .at_least(0.0)
       .unit("length")
       .set_default(0.0);
@@ -224,6 +227,40 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::int64_t{100});
 }
 
+/// [md.kspace]: long-range electrostatics.
+void declare_kspace(Schema& schema) {
+  auto& ks = schema.section(
+      "md.kspace",
+      "Long-range electrostatics for md.pair.style = lj/cut/coul/long: PPPM (particle-particle "
+      "particle-mesh, ik differentiation) on Stratus's distributed FFT, its grid and Ewald "
+      "parameter chosen from a relative force accuracy as LAMMPS's kspace_style pppm does.",
+      "md");
+  ks.add_string("style", "none, or pppm (needed by lj/cut/coul/long).")
+      .one_of({"none", "pppm"})
+      .set_default(std::string("none"));
+  ks.add_real("accuracy",
+              "Relative force accuracy: the RMS force error over the force between two unit "
+              "charges at unit distance (LAMMPS's kspace_style pppm argument).")
+      .positive()
+      .at_most(0.1)
+      .set_default(1e-5);
+  ks.add_int("order", "Charge-assignment order (points per axis).")
+      .at_least(2)
+      .at_most(7)
+      .set_default(std::int64_t{5});
+  ks.add_int_list("mesh", "Grid points along x, y, z; [0, 0, 0]: chosen from the accuracy.")
+      .list_length(3)
+      .at_least(0)
+      .set_default(std::vector<std::int64_t>{0, 0, 0});
+  ks.add_real("g_ewald", "Ewald splitting parameter (1/length); 0: chosen from the accuracy.")
+      .at_least(0.0)
+      .set_default(0.0);
+  ks.add_bool("allow_charged",
+              "Run a system whose net charge exceeds 1e-6 e (a uniform neutralising background "
+              "is added); refused otherwise.")
+      .set_default(false);
+}
+
 /// [md.bond], [md.angle], [md.dihedral], [md.improper], [md.special_bonds]: molecular
 /// topologies from a LAMMPS data file (atom style full); coefficients come from its sections.
 void declare_topology(Schema& schema) {
@@ -289,6 +326,7 @@ void MdConfig::declare(Schema& schema) {
   declare_system(schema);
   declare_dynamics(schema);
   declare_topology(schema);
+  declare_kspace(schema);
 }
 
 }  // namespace stratus::md

@@ -66,6 +66,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   decompose(deck);
   create_atoms();
   create_velocities(deck);
+  setup_kspace(deck);
   dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
   setup_thermostat_and_tail();
   {
@@ -201,6 +202,38 @@ void MdSolver::setup_molecules(const io::Deck& deck) {
                                     {.migrate = true, .checkpoint = true, .trajectory = true});
   }
   topology_ = std::make_unique<MolecularTopology>(deck, config_, d, atoms_);
+}
+
+void MdSolver::setup_kspace(const io::Deck& deck) {
+  if (!config_.pair.charged()) return;
+  ChargeSums sums;
+  {
+    auto q = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.q);
+    double local[2] = {0, 0};
+    for (int i = 0; i < atoms_.nlocal; ++i) {
+      local[0] += q(i);
+      local[1] += q(i) * q(i);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, local, 2, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+    sums = {local[0], local[1], natoms_};
+  }
+  const Units& u = config_.units;
+  if (std::abs(sums.qsum) > 1e-6) {
+    if (config_.kspace.pppm && !config_.kspace.allow_charged)
+      throw deck.error_at(
+          "md.kspace.allow_charged",
+          fmt::format("the system's net charge is {:.6g} {} (the charges of {}); PPPM would add a "
+                      "uniform neutralising background: make the system neutral, or set "
+                      "md.kspace.allow_charged = true",
+                      sums.qsum, u.charge, config_.file));
+    ctx_.log().warn("md: the system's net charge is {:.6g} {}", sums.qsum, u.charge);
+  }
+  if (!config_.kspace.pppm) return;
+  const auto& k = config_.kspace;
+  pppm_ = std::make_unique<Pppm>(ctx_, PppmSettings{k.accuracy, k.order, k.mesh, k.g_ewald}, box_,
+                                 config_.pair.coulomb_cutoff, u.qqr2e, u.qqr2e, sums);
+  std::get<kmd::LJCutCoulLong>(pair_).g_ewald = pppm_->g_ewald();
+  ctx_.log().info("md: {}", pppm_->describe());
 }
 
 void MdSolver::adopt_file_masses(const io::Deck& deck) {
@@ -639,6 +672,11 @@ void MdSolver::compute_forces(bool with_energy) {
     auto tc = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->reverse_forces(atoms_);
   }
+  if (pppm_) {
+    auto tk = ctx_.timers().scope("md: kspace", Phase::compute);
+    const Pppm::Result k = pppm_->compute(atoms_.x, q, atoms_.nlocal, atoms_.f, with_energy);
+    if (with_energy) kspace_ = k;
+  }
   if (integrator_ == Integrator::langevin)
     kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_, target_kt_,
                         dt_, langevin_seed_, step_, atoms_.nlocal);
@@ -735,9 +773,11 @@ Thermo MdSolver::thermo() {
   th.angle = global[4] / n;
   th.dihedral = global[5] / n;
   th.improper = global[6] / n;
-  th.potential = th.pair + th.coul + th.bond + th.angle + th.dihedral + th.improper;
+  th.kspace = kspace_.energy / n;
+  th.potential = th.pair + th.coul + th.kspace + th.bond + th.angle + th.dihedral + th.improper;
   th.total = th.kinetic + th.potential;
-  th.pressure = (2.0 * global[0] + global[2] + tail_virial_) / (3.0 * th.volume) * u.nktv2p;
+  th.pressure =
+      (2.0 * global[0] + global[2] + tail_virial_ + kspace_.virial) / (3.0 * th.volume) * u.nktv2p;
   th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);
   return th;
 }

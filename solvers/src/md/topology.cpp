@@ -83,7 +83,10 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
     special_lj_[k] = lj[k];
     special_coul_[k] = charged_ ? coul[k] : lj[k];
     if (special_lj_[k] != 1.0 || special_coul_[k] != 1.0) excluded_levels_ |= 1u << k;
-    if ((excluded_levels_ >> k & 1u) && (special_lj_[k] > 0.0 || (charged_ && coul[k] > 0.0)))
+    // With a k-space part, a pair left out entirely still has its reciprocal term removed.
+    const bool long_range = config.pair.style == PairStyle::lj_cut_coul_long;
+    if ((excluded_levels_ >> k & 1u) &&
+        (special_lj_[k] > 0.0 || (charged_ && (coul[k] > 0.0 || long_range))))
       scaled_levels_ |= 1u << k;
   }
 

@@ -60,6 +60,14 @@ KOKKOS_INLINE_FUNCTION T cos(T x) {
   return STRATUS_KOKKOS_MATH_NS::cos(x);
 }
 template <class T>
+KOKKOS_INLINE_FUNCTION T floor(T x) {
+  return STRATUS_KOKKOS_MATH_NS::floor(x);
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T erfc(T x) {
+  return STRATUS_KOKKOS_MATH_NS::erfc(x);
+}
+template <class T>
 KOKKOS_INLINE_FUNCTION T acos(T x) {
   return STRATUS_KOKKOS_MATH_NS::acos(x);
 }

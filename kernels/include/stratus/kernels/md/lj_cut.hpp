@@ -64,3 +64,45 @@ struct LJCutCoulCut {
 };
 
 }  // namespace stratus::kernels::md
+
+namespace stratus::kernels::md {
+
+/// lj/cut/coul/long: LJCut plus the real-space part of an Ewald sum, e(r) = qqrd2e q_i q_j
+/// erfc(g r) / r for r < rc_coul, whose reciprocal part a k-space solver adds (PPPM). As
+/// LAMMPS's pair style of that name (with exact erfc: LAMMPS's default tables and polynomial
+/// erfc agree with it to about 1e-6 relative). A charged `Pair` (pair.hpp); kLongRange tells the
+/// special pairs to remove the reciprocal part of their unscaled Coulomb term.
+struct LJCutCoulLong {
+  static constexpr bool kCharged = true;
+  static constexpr bool kLongRange = true;
+  LJCut lj;
+  Real qqrd2e = 1;
+  Real cut_coulsq = 0;
+  Real g_ewald = 0;  ///< set once the k-space solver has chosen it
+
+  KOKKOS_INLINE_FUNCTION void parts(Real rsq, int ti, int tj, Real qiqj, Real& fvdwl, Real& fcoul,
+                                    Real& evdwl, Real& ecoul) const {
+    lj(rsq, ti, tj, fvdwl, evdwl);
+    if (rsq >= cut_coulsq) {
+      fcoul = 0;
+      ecoul = 0;
+      return;
+    }
+    const Real r2inv = 1 / rsq;
+    const Real r = kmath::sqrt(rsq);
+    const Real gr = g_ewald * r;
+    const Real erfc_gr = kmath::erfc(gr);
+    const Real prefactor = qqrd2e * qiqj / r;
+    // 2 / sqrt(pi) = 1.1283791670955126
+    ecoul = prefactor * erfc_gr;
+    fcoul = prefactor * (erfc_gr + Real(1.1283791670955126) * gr * kmath::exp(-gr * gr)) * r2inv;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
+                                         Real& evdwl, Real& ecoul) const {
+    Real fv, fc;
+    parts(rsq, ti, tj, qiqj, fv, fc, evdwl, ecoul);
+    fpair = fv + fc;
+  }
+};
+
+}  // namespace stratus::kernels::md

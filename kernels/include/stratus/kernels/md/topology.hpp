@@ -226,8 +226,18 @@ BondedSums special_pair_forces(
           pair.parts(rsq, type(i), type(j), q(i) * q(j), fv, fc, evdwl, ecoul);
           fv = lj[level] == 0 ? Real(0) : lj[level] * fv;
           evdwl = lj[level] == 0 ? Real(0) : lj[level] * evdwl;
-          fc = coul[level] * fc;
-          ecoul = coul[level] * ecoul;
+          if constexpr (requires { Pair::kLongRange; }) {
+            // The k-space sum holds the whole 1/r of every pair: the real-space part keeps
+            // erfc(g r) / r and removes (1 - factor) / r, within the Coulomb cutoff.
+            if (rsq < pair.cut_coulsq) {
+              const Real direct = pair.qqrd2e * q(i) * q(j) / kmath::sqrt(rsq);
+              ecoul -= (1 - coul[level]) * direct;
+              fc -= (1 - coul[level]) * direct / rsq;
+            }
+          } else {
+            fc = coul[level] * fc;
+            ecoul = coul[level] * ecoul;
+          }
           fpair = fv + fc;
         } else if (lj[level] != 0) {
           pair(rsq, type(i), type(j), fpair, evdwl);

@@ -13,7 +13,8 @@ struct MdConfig;
 
 /// The device tables of every pair style, one alternative per md::PairStyle: the force loop
 /// dispatches on it once a step (std::visit), each style's kernel compiled for its own tables.
-using PairTables = std::variant<kernels::md::LJCut, kernels::md::LJCutCoulCut>;
+using PairTables =
+    std::variant<kernels::md::LJCut, kernels::md::LJCutCoulCut, kernels::md::LJCutCoulLong>;
 
 /// The tables of the deck's md.pair.style, from its [[md.pair.coeff]] values.
 PairTables make_pair_tables(const MdConfig& config);

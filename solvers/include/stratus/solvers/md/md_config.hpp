@@ -19,7 +19,7 @@
 namespace stratus::md {
 
 enum class LatticeStyle { fcc, bcc, sc };
-enum class PairStyle { lj_cut, lj_cut_coul_cut };
+enum class PairStyle { lj_cut, lj_cut_coul_cut, lj_cut_coul_long };
 enum class Integrator { nve, langevin, nvt };
 /// md.neighbor.list: automatic is half (double) or cluster (mixed) on host backends, full on GPUs.
 enum class NeighborListKind { automatic, full, half, cluster };
@@ -84,6 +84,16 @@ struct MdConfig {
     void tabulate(int ntypes, const io::CoeffSection* file, const std::string& file_path,
                   const io::Deck& deck, const std::string& types_from);
   } pair;
+
+  /// [md.kspace]: long-range electrostatics (lj/cut/coul/long needs it, and only it takes it).
+  struct Kspace {
+    bool pppm = false;
+    double accuracy = 1e-5;  ///< relative force accuracy
+    int order = 5;
+    std::array<int, 3> mesh{0, 0, 0};
+    double g_ewald = 0;
+    bool allow_charged = false;  ///< a net charge is refused unless this is set
+  } kspace;
 
   struct Neighbor {
     double skin = 0;

@@ -14,6 +14,7 @@
 #include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
+#include "stratus/solvers/md/pppm.hpp"
 #include "stratus/solvers/md/topology.hpp"
 #include "stratus/solvers/solver.hpp"
 
@@ -41,6 +42,7 @@ struct Thermo {
   /// Per atom, the potential's terms: pair (van der Waals, with the tail correction and the
   /// special pairs), coul (Coulomb, charged pair styles), bond, angle, dihedral, improper.
   double pair = 0, coul = 0, bond = 0, angle = 0, dihedral = 0, improper = 0;
+  double kspace = 0;  ///< per atom: PPPM's reciprocal, self and background energy (LAMMPS's elong)
 };
 
 class MdSolver : public Solver {
@@ -95,6 +97,9 @@ class MdSolver : public Solver {
   /// The data file's molecules: the topology (bonded terms, special neighbours), the molecule
   /// ids and charges as per-atom columns. DeckError or InputError for what is not supported.
   void setup_molecules(const io::Deck& deck);
+  /// The net charge (a warning, or an error with PPPM unless md.kspace.allow_charged) and PPPM,
+  /// after the atoms exist. Collective.
+  void setup_kspace(const io::Deck& deck);
   /// The data file's Masses: taken when md.masses is left at its default, else they must agree
   /// (DeckError naming md.masses and the file).
   void adopt_file_masses(const io::Deck& deck);
@@ -171,6 +176,8 @@ class MdSolver : public Solver {
   double tail_energy_ = 0, tail_virial_ = 0;     // global totals
   double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
   double pair_coul_ = 0;                         // its Coulomb energy (charged styles)
+  std::unique_ptr<Pppm> pppm_;                   // md.kspace.style = pppm
+  Pppm::Result kspace_;                          // global, of the last computation with energy
   std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file
   std::unique_ptr<io::H5mdWriter> trajectory_;
   std::int64_t trajectory_part_ = 0;    // index of the part being written (or the next one)

@@ -1,0 +1,111 @@
+// Particle-particle particle-mesh (PPPM) kernels for the reciprocal part of Ewald sums
+// (Hockney and Eastwood, Computer Simulation Using Particles, 1988; the optimal influence
+// function and ik differentiation as in Deserno and Holm, J. Chem. Phys. 109 (1998) 7678):
+// charge assignment of order P (cardinal B-splines, whose Fourier transform is sinc^P), the
+// influence function, the solve in k-space, and the interpolation of the field back to the atoms.
+// The solver (stratus::md::Pppm) owns the grids and the FFT; these are its device kernels.
+//
+// Grids are (x, y, z) with z fastest, periodic, of n[d] points of spacing h[d] = L[d] / n[d],
+// point m at m * h (the box starts at the origin). Spectral data are [kz][ky][kx] (the layout of
+// stratus::fft::DistributedFft).
+#pragma once
+
+#include "stratus/core/kokkos_compat.hpp"
+#include "stratus/kernels/md/types.hpp"
+
+#include <cstdint>
+
+namespace stratus::kernels::md {
+
+/// The largest charge-assignment order supported.
+inline constexpr int kMaxPppmOrder = 7;
+
+using Grid3 = Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>;
+
+/// B-spline weights of order P for a point at grid coordinate u (position / h): the grid points
+/// m = first - j (j = 0 .. P-1) get w[j] = M_P(u + P/2 - m), M_P the cardinal B-spline on
+/// [0, P] (Essmann et al., J. Chem. Phys. 103 (1995) 8577, eq. 4.1 recursion). Sum of w = 1.
+KOKKOS_INLINE_FUNCTION int bspline_weights(Real u, int order, Real* w) {
+  const Real s = u + Real(0.5) * order;
+  const Real fl = kmath::floor(s);
+  const Real frac = s - fl;
+  // M_1: 1 on [0, 1): w[0] = M(frac).
+  w[0] = 1;
+  for (int j = 1; j < order; ++j) w[j] = 0;
+  for (int n = 2; n <= order; ++n) {
+    const Real inv = Real(1) / (n - 1);
+    for (int j = n - 1; j >= 0; --j) {
+      const Real t = frac + j;  // M_n(t) = t M_{n-1}(t) + (n - t) M_{n-1}(t - 1), / (n - 1)
+      const Real a = j < n - 1 ? w[j] : Real(0);
+      const Real b = j > 0 ? w[j - 1] : Real(0);
+      w[j] = (t * a + (n - t) * b) * inv;
+    }
+  }
+  return static_cast<int>(fl);
+}
+
+/// Wraps a grid index into [0, n).
+KOKKOS_INLINE_FUNCTION int wrap_index(int m, int n) {
+  m %= n;
+  return m < 0 ? m + n : m;
+}
+
+/// ADDS the charges of atoms [0, nlocal) to `rho` (charge per grid point, not per volume).
+inline void assign_charges(const Vectors& x, const Charges& q, int nlocal, int order,
+                           Kokkos::Array<Real, 3> inv_h, const Grid3& rho) {
+  const int nx = static_cast<int>(rho.extent(0)), ny = static_cast<int>(rho.extent(1)),
+            nz = static_cast<int>(rho.extent(2));
+  Kokkos::parallel_for(
+      "md::pppm_assign", Kokkos::RangePolicy<DevExecSpace>(0, nlocal), KOKKOS_LAMBDA(const int i) {
+        Real wx[kMaxPppmOrder], wy[kMaxPppmOrder], wz[kMaxPppmOrder];
+        const int fx = bspline_weights(x(i, 0) * inv_h[0], order, wx);
+        const int fy = bspline_weights(x(i, 1) * inv_h[1], order, wy);
+        const int fz = bspline_weights(x(i, 2) * inv_h[2], order, wz);
+        const Real qi = q(i);
+        for (int a = 0; a < order; ++a) {
+          const int mx = wrap_index(fx - a, nx);
+          for (int b = 0; b < order; ++b) {
+            const int my = wrap_index(fy - b, ny);
+            const Real wxy = qi * wx[a] * wy[b];
+            for (int c = 0; c < order; ++c)
+              Kokkos::atomic_add(&rho(mx, my, wrap_index(fz - c, nz)), wxy * wz[c]);
+          }
+        }
+      });
+}
+
+/// ADDS q_i * scale * (the field interpolated at atom i) to f(i) for atoms [0, nlocal), the
+/// field's components on the grids ex, ey, ez.
+inline void interpolate_forces(const Vectors& x, const Charges& q, int nlocal, int order,
+                               Kokkos::Array<Real, 3> inv_h, Real scale, const Grid3& ex,
+                               const Grid3& ey, const Grid3& ez, const Vectors& f) {
+  const int nx = static_cast<int>(ex.extent(0)), ny = static_cast<int>(ex.extent(1)),
+            nz = static_cast<int>(ex.extent(2));
+  Kokkos::parallel_for(
+      "md::pppm_interpolate", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
+      KOKKOS_LAMBDA(const int i) {
+        Real wx[kMaxPppmOrder], wy[kMaxPppmOrder], wz[kMaxPppmOrder];
+        const int fx = bspline_weights(x(i, 0) * inv_h[0], order, wx);
+        const int fy = bspline_weights(x(i, 1) * inv_h[1], order, wy);
+        const int fz = bspline_weights(x(i, 2) * inv_h[2], order, wz);
+        Real e[3] = {0, 0, 0};
+        for (int a = 0; a < order; ++a) {
+          const int mx = wrap_index(fx - a, nx);
+          for (int b = 0; b < order; ++b) {
+            const int my = wrap_index(fy - b, ny);
+            const Real wxy = wx[a] * wy[b];
+            for (int c = 0; c < order; ++c) {
+              const int mz = wrap_index(fz - c, nz);
+              const Real w = wxy * wz[c];
+              e[0] += w * ex(mx, my, mz);
+              e[1] += w * ey(mx, my, mz);
+              e[2] += w * ez(mx, my, mz);
+            }
+          }
+        }
+        const Real s = scale * q(i);
+        for (int d = 0; d < 3; ++d) f(i, d) += s * e[d];
+      });
+}
+
+}  // namespace stratus::kernels::md
