@@ -83,6 +83,8 @@ class MdSolver : public Solver {
   [[nodiscard]] std::int64_t natoms() const noexcept { return natoms_; }
   [[nodiscard]] std::int64_t rebuilds() const noexcept { return rebuilds_; }
   [[nodiscard]] const Box& box() const noexcept { return box_; }
+  /// The PPPM solver (md.kspace.style = pppm), else null.
+  [[nodiscard]] const Pppm* kspace() const noexcept { return pppm_.get(); }
 
  private:
   /// Host copy of this rank's initial atoms (lattice sites or data-file atoms).
