@@ -239,7 +239,7 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     ghost_columns_.transfer(atoms.columns, Travel::ghost, rows, tag(kTagGhostColumns, a),
                             p.recv_begin);
     atoms.nghost += received;
-    exchange_positions(atoms, a);
+    exchange_positions(atoms.x, a, true);
   }
   planned_nlocal_ = atoms.nlocal;
   planned_nghost_ = atoms.nghost;
@@ -260,41 +260,45 @@ void AtomExchange::check_plan(const AtomData& atoms, const char* what) const {
   }
 }
 
-void AtomExchange::update_ghosts(AtomData& atoms) {
+void AtomExchange::update_ghosts(AtomData& atoms) { update_ghost_rows(atoms, atoms.x, true); }
+
+void AtomExchange::update_ghost_rows(const AtomData& atoms, const Vectors& rows, bool shift) {
   check_plan(atoms, "update_ghosts");
   Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::update_ghosts");
-  for (int a = 0; a < 3; ++a) exchange_positions(atoms, a);
+  for (int a = 0; a < 3; ++a) exchange_positions(rows, a, shift);
   DevExecSpace().fence();
   Kokkos::Profiling::popRegion();
 }
 
-void AtomExchange::reverse_forces(AtomData& atoms) {
+void AtomExchange::reverse_forces(AtomData& atoms) { reverse_rows(atoms, atoms.f); }
+
+void AtomExchange::reverse_rows(const AtomData& atoms, const Vectors& rows) {
   check_plan(atoms, "reverse_forces");
   Kokkos::Profiling::pushRegion("stratus::md::AtomExchange::reverse_forces");
-  for (int a = 3; a-- > 0;) return_forces(atoms, a);
+  for (int a = 3; a-- > 0;) return_forces(rows, a);
   DevExecSpace().fence();
   Kokkos::Profiling::popRegion();
 }
 
-void AtomExchange::exchange_positions(AtomData& atoms, int axis) {
+void AtomExchange::exchange_positions(const Vectors& x, int axis, bool shift) {
   const AxisPlan& p = plan_[axis];
   if (!p.active) return;
   const RowParts& send = p.rows.send;
   const int n0 = send.count[0], n1 = send.count[1];
   const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
-  detail::pack_positions(atoms.x, axis, send.list[0], n0, p.shift[0], send.list[1], n1, p.shift[1],
-                         p.send_x.device());
+  detail::pack_positions(x, axis, send.list[0], n0, shift ? p.shift[0] : Real(0), send.list[1], n1,
+                         shift ? p.shift[1] : Real(0), p.send_x.device());
   if (p.self) {  // unpack straight from the send buffer, halves swapped
-    detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x.device());
+    detail::unpack_positions(x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x.device());
     return;
   }
   exchange_buffers(p.rows.neighbors, tag(kTagPositions, axis), p.send_x,
                    {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
                    {3 * r0, 3 * r1});
-  detail::unpack_positions(atoms.x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x.device());
+  detail::unpack_positions(x, p.recv_begin, r0 + r1, r0, 0, r0, p.recv_x.device());
 }
 
-void AtomExchange::return_forces(AtomData& atoms, int axis) {
+void AtomExchange::return_forces(const Vectors& f, int axis) {
   AxisPlan& p = plan_[axis];
   if (!p.active) return;
   const RowParts& send = p.rows.send;
@@ -302,18 +306,18 @@ void AtomExchange::return_forces(AtomData& atoms, int axis) {
   const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
   // The ghosts' rows, as received: r0 from the low neighbour, then r1 from the high one. Each
   // part goes back where it came from; what comes back is for the atoms we sent, low side first.
-  detail::pack_rows(atoms.f, p.recv_begin, r0 + r1, p.recv_x.device());
+  detail::pack_rows(f, p.recv_begin, r0 + r1, p.recv_x.device());
   if (p.self) {  // the ghosts from "below" are the images of what we sent up, and vice versa
-    detail::add_rows(atoms.f, send.list[1], n1, p.recv_x.device(), 0);
-    detail::add_rows(atoms.f, send.list[0], n0, p.recv_x.device(), 3 * r0);
+    detail::add_rows(f, send.list[1], n1, p.recv_x.device(), 0);
+    detail::add_rows(f, send.list[0], n0, p.recv_x.device(), 3 * r0);
     return;
   }
   exchange_buffers(p.rows.neighbors, tag(kTagForces, axis), p.recv_x,
                    {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x,
                    {3 * n0, 3 * n1});
   // Two passes: an atom near both faces of a thin subdomain is in both lists.
-  detail::add_rows(atoms.f, send.list[0], n0, p.send_x.device(), 0);
-  detail::add_rows(atoms.f, send.list[1], n1, p.send_x.device(), 3 * n0);
+  detail::add_rows(f, send.list[0], n0, p.send_x.device(), 0);
+  detail::add_rows(f, send.list[1], n1, p.send_x.device(), 3 * n0);
 }
 
 }  // namespace stratus::md

@@ -243,6 +243,7 @@ MemoryNeed MdConfig::memory() const {
 }
 
 MdConfig MdConfig::from(const io::Deck& deck) {
+  using ConstraintStyle = MdConfig::ConstraintStyle;
   MdConfig c;
   c.units = Units::of(deck.choice<UnitSystem>(
       "md.units",
@@ -267,6 +268,17 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   c.precision = deck.choice<Precision>(
       "md.precision", {{"double", Precision::full_double}, {"mixed", Precision::mixed}});
   c.integrator = read_integrator(deck);
+  c.constraints.style =
+      deck.choice<ConstraintStyle>("md.constraints.style", {{"none", ConstraintStyle::none},
+                                                            {"shake", ConstraintStyle::shake},
+                                                            {"rattle", ConstraintStyle::rattle}});
+  c.constraints.bond_types = deck.integer_list("md.constraints.bonds");
+  c.constraints.angle_types = deck.integer_list("md.constraints.angles");
+  c.constraints.tolerance = deck.real("md.constraints.tolerance");
+  c.constraints.iterations = static_cast<int>(deck.integer("md.constraints.iterations"));
+  if (c.constraints.style != ConstraintStyle::none && c.constraints.bond_types.empty())
+    throw deck.error_at("md.constraints.bonds",
+                        "SHAKE and RATTLE need the bond types to hold rigid (e.g. [1])");
   c.kspace.pppm = deck.string("md.kspace.style") == "pppm";
   c.kspace.accuracy = deck.real("md.kspace.accuracy");
   c.kspace.order = static_cast<int>(deck.integer("md.kspace.order"));
@@ -286,6 +298,9 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   if ((mesh[0] > 0) != (mesh[1] > 0) || (mesh[0] > 0) != (mesh[2] > 0))
     throw deck.error_at("md.kspace.mesh", "give all three grid sizes, or none ([0, 0, 0])");
   read_source(deck, c);
+  if (c.constraints.style != ConstraintStyle::none && c.source != Source::lammps_data)
+    throw deck.error_at("md.constraints.style",
+                        "constraints act on the bonds of a data file: start from [md.read_data]");
   // From a data file, the solver tabulates the coefficients once the file is read (its types
   // and Pair Coeffs).
   if (c.source != Source::lammps_data) c.pair.tabulate(c.ntypes(), nullptr, "", deck, "md.masses");

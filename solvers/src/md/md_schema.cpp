@@ -227,6 +227,39 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::int64_t{100});
 }
 
+/// [md.constraints]: SHAKE and RATTLE.
+void declare_constraints(Schema& schema) {
+  auto& c = schema.section(
+      "md.constraints",
+      "Rigid bonds and angles of a data file's molecules (LAMMPS's fix shake and fix rattle): "
+      "clusters of an atom and up to 3 partners bonded to it by the listed bond types, with the "
+      "far side of a listed angle type in 3-atom clusters (rigid water). Lengths and angles are "
+      "the bond and angle coefficients' r0 and theta0. Each constraint removes a degree of "
+      "freedom from the temperature.",
+      "md");
+  c.add_string("style",
+               "none; shake (positions held by constraint forces, as LAMMPS's fix shake); "
+               "rattle (also the velocities along the constraints removed after each step, as "
+               "LAMMPS's fix rattle).")
+      .one_of({"none", "shake", "rattle"})
+      .set_default(std::string("none"));
+  c.add_int_list("bonds", "Bond types held rigid (1-based).")
+      .at_least(1)
+      .set_default(std::vector<std::int64_t>{});
+  c.add_int_list("angles", "Angle types held rigid (1-based; 3-atom clusters only).")
+      .at_least(1)
+      .set_default(std::vector<std::int64_t>{});
+  c.add_real("tolerance", "Largest relative error of a constrained distance (and velocity).")
+      .positive()
+      .at_most(0.1)
+      .set_default(1e-4);
+  c.add_int("iterations",
+            "Iterations at most per cluster and step; a cluster that does not converge stops the "
+            "run with an error naming it.")
+      .at_least(1)
+      .set_default(std::int64_t{20});
+}
+
 /// [md.kspace]: long-range electrostatics.
 void declare_kspace(Schema& schema) {
   auto& ks = schema.section(
@@ -327,6 +360,7 @@ void MdConfig::declare(Schema& schema) {
   declare_dynamics(schema);
   declare_topology(schema);
   declare_kspace(schema);
+  declare_constraints(schema);
 }
 
 }  // namespace stratus::md

@@ -65,9 +65,11 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   }
   decompose(deck);
   create_atoms();
+  // Each constraint removes a degree of freedom (as LAMMPS's fix shake tells its temperature).
+  dof_ = 3.0 * static_cast<double>(natoms_) - 3.0 -
+         (constraints_ ? static_cast<double>(constraints_->count()) : 0.0);
   create_velocities(deck);
   setup_kspace(deck);
-  dof_ = 3.0 * static_cast<double>(natoms_) - 3.0;
   setup_thermostat_and_tail();
   {
     constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible;
@@ -101,8 +103,14 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     topology_->release_file();
     if (topology_->active()) ctx.log().info("md: topology: {}", topology_->summary());
   }
+  if (constraints_) {
+    constraints_->install(atoms_);
+    ctx.log().info("md: constraints: {}", constraints_->summary());
+  }
   rebuild();
-  compute_forces(true);
+  if (constraints_ && constraints_->rattle())
+    constraints_->rattle_velocities(atoms_, *exchange_, masses_, step_, ctx.comm());
+  compute_forces(true, ForceStage::setup);
   if (list_mode_ == ListMode::full || list_mode_ == ListMode::half) {
     ctx.log().info("md: {}", list_mode_ == ListMode::full
                                  ? "full neighbour lists (global-id order)"
@@ -202,6 +210,8 @@ void MdSolver::setup_molecules(const io::Deck& deck) {
                                     {.migrate = true, .checkpoint = true, .trajectory = true});
   }
   topology_ = std::make_unique<MolecularTopology>(deck, config_, d, atoms_);
+  if (config_.constraints.style != MdConfig::ConstraintStyle::none)
+    constraints_ = std::make_unique<Constraints>(deck, config_, d, atoms_);
 }
 
 void MdSolver::setup_kspace(const io::Deck& deck) {
@@ -538,7 +548,7 @@ void MdSolver::create_velocities(const io::Deck& deck) {
   const double kt = config_.units.boltz * config_.velocity->temperature;
   const std::uint64_t seed = config_.velocity->seed;
   // A kinetic energy beyond the exact sums' range would wrap around (every velocity scaled to 0).
-  const double target = 0.5 * (3.0 * static_cast<double>(natoms_) - 3.0) * kt;
+  const double target = 0.5 * dof_ * kt;
   if (!(target < kFixedRange))
     throw deck.error_at(
         "md.velocity.temperature",
@@ -548,7 +558,7 @@ void MdSolver::create_velocities(const io::Deck& deck) {
             "any rank count (|E| < {:.3g} in the deck's units); give a physical temperature",
             config_.velocity->temperature, natoms_, target, kFixedRange));
   kmd::init_velocities(atoms_.v, atoms_.type, masses_, atoms_.id, kt, seed, atoms_.nlocal);
-  // Zero total momentum, then scale to the temperature exactly with 3N - 3 degrees of freedom.
+  // Zero total momentum, then scale to the temperature exactly with dof_ degrees of freedom.
   // Both sums are order-independent (ExactSum): the velocities are bitwise the same at any rank
   // count.
   auto v = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms_.v);
@@ -567,8 +577,7 @@ void MdSolver::create_velocities(const io::Deck& deck) {
       ke[0].add(0.5 * m(type(i)) * v(i, d) * v(i, d));
     }
   const double kinetic = ExactSum::over_ranks(ctx_.comm(), ke)[0];
-  const double dof = 3.0 * static_cast<double>(natoms_) - 3.0;
-  const double scale = kinetic > 0 && dof > 0 ? std::sqrt(0.5 * dof * kt / kinetic) : 0.0;
+  const double scale = kinetic > 0 && dof_ > 0 ? std::sqrt(0.5 * dof_ * kt / kinetic) : 0.0;
   for (int i = 0; i < atoms_.nlocal; ++i)
     for (int d = 0; d < 3; ++d) v(i, d) *= scale;
   Kokkos::deep_copy(atoms_.v, v);
@@ -616,9 +625,10 @@ void MdSolver::build_ghosts_and_list() {
     topology_->exclude(neighbors_, atoms_);
     topology_->build(atoms_, natoms_, step_, ctx_.comm());
   }
+  if (constraints_) constraints_->build(atoms_, *topology_, step_, ctx_.comm());
 }
 
-void MdSolver::compute_forces(bool with_energy) {
+void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
   auto t = ctx_.timers().scope("md: pair", Phase::compute);
   const auto& x = atoms_.x;
   const auto& type = atoms_.type;
@@ -680,6 +690,17 @@ void MdSolver::compute_forces(bool with_energy) {
   if (integrator_ == Integrator::langevin)
     kmd::langevin_force(atoms_.f, atoms_.v, atoms_.type, masses_, atoms_.id, gamma_, target_kt_,
                         dt_, langevin_seed_, step_, atoms_.nlocal);
+  // Constraint forces last: they see every other force.
+  if (constraints_) {
+    auto tc = ctx_.timers().scope("md: constraints", Phase::compute);
+    // RATTLE solves the positions' constraints at the end of the step instead, after its
+    // velocity constraints (step()): the second half kick takes no position constraint force.
+    if (stage == ForceStage::again)
+      constraints_->reuse(atoms_);
+    else if (stage == ForceStage::setup || !constraints_->rattle())
+      constraints_->shake(atoms_, *exchange_, masses_, dt_, stage == ForceStage::setup ? 0.5 : 1.0,
+                          step_, ctx_.comm());
+  }
 }
 
 void MdSolver::step() {
@@ -711,6 +732,14 @@ void MdSolver::step() {
   auto t = ctx_.timers().scope("md: integrate", Phase::compute);
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
   if (integrator_ == Integrator::nvt) chain_half_step();
+  if (constraints_ && constraints_->rattle()) {
+    // RATTLE (Andersen 1983): the velocities at t + dt satisfy the constraints, then the
+    // constraint forces of the next first half kick are solved from them (half a step of force,
+    // as before the first step), so that the next drift lands on the constraints.
+    auto tc = ctx_.timers().scope("md: constraints", Phase::compute);
+    constraints_->rattle_velocities(atoms_, *exchange_, masses_, step_, ctx_.comm());
+    constraints_->shake(atoms_, *exchange_, masses_, dt_, 0.5, step_, ctx_.comm());
+  }
 }
 
 void MdSolver::blow_up(const std::string& what) const {
@@ -745,24 +774,25 @@ void MdSolver::blow_up(const std::string& what) const {
 
 Thermo MdSolver::thermo() {
   // Pair energy and virial of the current positions (recomputed when the last step skipped them).
-  if (energy_step_ != step_) compute_forces(true);
+  if (energy_step_ != step_) compute_forces(true, ForceStage::again);
   Thermo th;
   th.step = step_;
   th.time = static_cast<double>(step_) * dt_;
   th.natoms = natoms_;
   const BondedEnergies& b = bonded_;
-  const double local[8] = {kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
-                           pair_energy_ + b.special,
-                           pair_virial_ + b.virial,
-                           b.bond,
-                           b.angle,
-                           b.dihedral,
-                           b.improper,
-                           pair_coul_ + b.special_coul};
+  const double local[8] = {
+      kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
+      pair_energy_ + b.special,
+      pair_virial_ + b.virial + (constraints_ ? constraints_->local_virial(atoms_) : 0.0),
+      b.bond,
+      b.angle,
+      b.dihedral,
+      b.improper,
+      pair_coul_ + b.special_coul};
   double global[8];
   MPI_Allreduce(local, global, 8, MPI_DOUBLE, MPI_SUM, ctx_.comm());
   const double n = static_cast<double>(natoms_);
-  const double dof = 3.0 * n - 3.0;
+  const double dof = dof_;
   th.volume = box_.length(0) * box_.length(1) * box_.length(2);
   const Units& u = config_.units;
   th.temperature = dof > 0 ? 2.0 * global[0] / (dof * u.boltz) : 0.0;

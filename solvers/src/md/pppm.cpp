@@ -103,9 +103,10 @@ Pppm::Pppm(Context& ctx, const PppmSettings& settings, const Box& box, double cu
         err = axis_error(h, length_[d]);
         ++n;
         if (n > 4096)
-          throw InputError(fmt::format("md.kspace.accuracy: {:g} needs more than 4096 PPPM grid "
-                                       "points along an axis for this system; ask for less",
-                                       settings.accuracy));
+          throw InputError(
+              fmt::format("md.kspace.accuracy: {:g} needs more than 4096 PPPM grid "
+                          "points along an axis for this system; ask for less",
+                          settings.accuracy));
       }
       while (!factorable(n)) ++n;
       n_[d] = n;

@@ -184,10 +184,29 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
       row.push_back(type);
       for (const auto g : ids) row.push_back(g);
     };
+    // Bonds and angles held rigid by md.constraints are not computed (as LAMMPS's fix shake
+    // turns them off): their energy is that of the constrained geometry, a constant.
+    const auto rigid = [&](const std::vector<std::int64_t>& types, int type) {
+      return config.constraints.style != MdConfig::ConstraintStyle::none &&
+             std::find(types.begin(), types.end(), type + 1) != types.end();
+    };
+    std::int64_t kept = 0;
     if (k == 0)
-      for (const auto& t : top.bonds) add(t.type, t.atoms);
+      for (const auto& t : top.bonds)
+        if (!rigid(config.constraints.bond_types, t.type)) {
+          add(t.type, t.atoms);
+          ++kept;
+        }
     if (k == 1)
-      for (const auto& t : top.angles) add(t.type, t.atoms);
+      for (const auto& t : top.angles)
+        if (!rigid(config.constraints.angle_types, t.type)) {
+          add(t.type, t.atoms);
+          ++kept;
+        }
+    if (k >= 2) kept = static_cast<std::int64_t>(counts[k]);
+    rigid_ += static_cast<std::int64_t>(counts[k]) - kept;
+    kind.total = kept;
+    if (kept == 0) continue;  // all rigid: no list, no column
     if (k == 2)
       for (const auto& t : top.dihedrals) add(t.type, t.atoms);
     if (k == 3)
@@ -207,7 +226,8 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
         Widths{});
     kinds_.push_back(std::move(kind));
   }
-  active_ = !kinds_.empty();
+  // Bonds define the special partners even when all of them are rigid.
+  active_ = !kinds_.empty() || !top.bonds.empty();
   if (!active_) return;
 
   // Special partners from the bonds: 1-2 bonded, 1-3 two bonds away, 1-4 three (each at its
@@ -404,6 +424,9 @@ std::string MolecularTopology::summary() const {
   for (const Kind& k : kinds_)
     out += fmt::format("{}{} {}s ({})", out.empty() ? "" : ", ", k.total, k.name,
                        styles_of(k.name)[static_cast<std::size_t>(k.style)].name);
+  if (rigid_ > 0)
+    out += fmt::format("{}{} bonds and angles held rigid (md.constraints)", out.empty() ? "" : ", ",
+                       rigid_);
   return out +
          fmt::format("; special_bonds lj {} {} {}", special_lj_[0], special_lj_[1], special_lj_[2]);
 }

@@ -71,6 +71,13 @@ class AtomExchange {
   /// RuntimeError as update_ghosts does.
   void reverse_forces(AtomData& atoms);
 
+  /// update_ghosts for another per-atom array of 3 values (`rows`, at least nall rows): ghost
+  /// rows get their owners' rows, shifted across periodic boundaries as positions are when
+  /// `shift` (predicted positions), unshifted otherwise (velocities).
+  void update_ghost_rows(const AtomData& atoms, const kernels::md::Vectors& rows, bool shift);
+  /// reverse_forces for another per-atom array of 3 values (constraint forces).
+  void reverse_rows(const AtomData& atoms, const kernels::md::Vectors& rows);
+
   /// Number of ghosts of the current plan (0 before build_ghosts).
   [[nodiscard]] int ghost_count() const noexcept { return planned_nghost_; }
   /// Bytes this rank sends through MPI per update_ghosts (device copies to itself excluded).
@@ -105,10 +112,10 @@ class AtomExchange {
   std::array<AxisPlan, 3> plan_;
   ColumnExchange ghost_columns_;  // what a new ghost gets besides its position
 
-  // Sends the positions of axis `axis` of the plan and writes them into the ghosts.
-  void exchange_positions(AtomData& atoms, int axis);
-  // Sends the forces of the ghosts of axis `axis` back and adds them to the atoms they copy.
-  void return_forces(AtomData& atoms, int axis);
+  // Sends the rows (positions: shifted) of axis `axis` of the plan into the ghosts' rows.
+  void exchange_positions(const kernels::md::Vectors& x, int axis, bool shift);
+  // Sends the ghosts' rows of axis `axis` back and adds them to the atoms they copy.
+  void return_forces(const kernels::md::Vectors& f, int axis);
   // Throws unless a plan exists and matches the atoms (`what` names the caller).
   void check_plan(const AtomData& atoms, const char* what) const;
   int planned_nlocal_ = -1;  // -1: no plan

@@ -95,6 +95,15 @@ struct MdConfig {
     bool allow_charged = false;  ///< a net charge is refused unless this is set
   } kspace;
 
+  /// [md.constraints]: rigid bonds and angles.
+  enum class ConstraintStyle { none, shake, rattle };
+  struct Constraints {
+    ConstraintStyle style = ConstraintStyle::none;
+    std::vector<std::int64_t> bond_types, angle_types;  ///< 1-based, as in the deck
+    double tolerance = 1e-4;
+    int iterations = 20;
+  } constraints;
+
   struct Neighbor {
     double skin = 0;
     NeighborListKind list = NeighborListKind::automatic;

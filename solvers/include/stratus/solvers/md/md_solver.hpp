@@ -11,6 +11,7 @@
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
 #include "stratus/solvers/md/cluster_builder.hpp"
+#include "stratus/solvers/md/constraints.hpp"
 #include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
@@ -138,7 +139,10 @@ class MdSolver : public Solver {
   void place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols);
   /// Path of trajectory part `part` (0: NAME.h5md, k: NAME.partKKKK.h5md).
   [[nodiscard]] std::string trajectory_part_path(std::int64_t part) const;
-  void compute_forces(bool with_energy);
+  /// When forces are computed: before the first step (SHAKE predicts a half step), in a step,
+  /// or again at the same step for its energy (the stored constraint forces are reused).
+  enum class ForceStage { setup, step, again };
+  void compute_forces(bool with_energy, ForceStage stage = ForceStage::step);
   void write_frame();
   /// Global kinetic energy summed in fixed point: the same bits at any rank count.
   [[nodiscard]] double kinetic_energy_exact() const;
@@ -158,6 +162,7 @@ class MdSolver : public Solver {
   PairTables pair_;  ///< md.pair.style's tables
   NeighborBuilder neighbor_builder_;
   std::unique_ptr<MolecularTopology> topology_;  ///< a data file with bonded terms
+  std::unique_ptr<Constraints> constraints_;     ///< md.constraints (SHAKE, RATTLE)
   BondedEnergies bonded_;  ///< local sums of the last force computation with energy
   kernels::md::NeighborList neighbors_;
   ClusterPairs<double> clusters_double_;  ///< md.neighbor.list = cluster, md.precision = double

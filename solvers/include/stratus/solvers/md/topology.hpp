@@ -77,6 +77,10 @@ class MolecularTopology {
   BondedEnergies forces(const AtomData& atoms, const PairTables& pair,
                         const kernels::md::Charges& q, bool energy) const;
 
+  /// The global id -> local index chains of the last build() (kernels::md::closest_image).
+  [[nodiscard]] const Kokkos::View<int*, DevMemSpace>& id_head() const noexcept { return head_; }
+  [[nodiscard]] const Kokkos::View<int*, DevMemSpace>& id_next() const noexcept { return next_; }
+
   /// Counts of the whole system, for the log.
   [[nodiscard]] std::string summary() const;
 
@@ -104,6 +108,7 @@ class MolecularTopology {
   unsigned excluded_levels_ = 0;  ///< bit k: level k+1 (1-2, 1-3, 1-4) is left out of the lists
   unsigned scaled_levels_ = 0;    ///< bit k: level k+1 is computed by forces() (a factor > 0)
   int special_width_ = 0;
+  std::int64_t rigid_ = 0;  ///< bonds and angles left to md.constraints
   // Host copy of the file's topology until install(): per atom id, its owned terms (kind k:
   // rows of N + 1 ids) and its special partners by level.
   std::vector<std::vector<std::vector<std::int64_t>>> by_owner_;  // [kind][id] -> flat rows
