@@ -5,7 +5,7 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-md-mixed, bitwise-md-molecules, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
+Scenarios: bitwise-md, bitwise-md-mixed, bitwise-md-molecules, bitwise-md-water, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
 elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy
 (the run-ownership and launcher scenarios are in check_launch.py).
 Run with Debian's /usr/bin/python3 (h5py).
@@ -31,6 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MD_DECK = os.path.join(HERE, "lj_small.toml")
 MOLECULES_DECK = os.path.join(HERE, "branched_small.toml")
 MOLECULES_DATA = os.path.join(HERE, "..", "md", "data", "branched_real.data")
+WATER_DECK = os.path.join(HERE, "water_small.toml")
+WATER_DATA = os.path.join(HERE, "..", "md", "data", "spce_512.data")
 HEAT_DECK = os.path.join(HERE, "heat_small.toml")
 SPECTRAL_DECK = os.path.join(HERE, "spectral_small.toml")
 EULER_DECK = os.path.join(HERE, "euler_small.toml")
@@ -693,6 +695,11 @@ def main():
         "bitwise-md-molecules": lambda: scenario_bitwise_md(
             r, args.ranks, [f'--set=md.read_data.file="{os.path.abspath(MOLECULES_DATA)}"'], "",
             MOLECULES_DECK, "branched_small"),
+        # Rigid water: SHAKE's constraint forces and virials are checkpointed with the atoms,
+        # PPPM is recomputed from the restored positions.
+        "bitwise-md-water": lambda: scenario_bitwise_md(
+            r, args.ranks, [f'--set=md.read_data.file="{os.path.abspath(WATER_DATA)}"'], "",
+            WATER_DECK, "water_small"),
         "bitwise-heat": lambda: scenario_bitwise_heat(r, args.ranks),
         "bitwise-spectral": lambda: scenario_bitwise_spectral(r, args.ranks, args.decomposition),
         "elastic": lambda: scenario_elastic(r),
