@@ -5,6 +5,8 @@
 #include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/md/types.hpp"
 
+#include <cstdint>
+
 namespace stratus::kernels::md {
 
 /// Lennard-Jones with a cutoff per type pair; tables are ntypes x ntypes on the device, made by
@@ -22,15 +24,12 @@ struct LJCut {
   /// fpair = F/r and energy e(r) for types ti, tj at squared distance rsq; zero if rsq >= rc^2.
   KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real& fpair,
                                          Real& energy) const {
-    if (rsq >= cutsq(ti, tj)) {
-      fpair = 0;
-      energy = 0;
-      return;
-    }
+    // Selects instead of branching, so that the batched loops of pair.hpp vectorise.
+    const bool in = rsq < cutsq(ti, tj);
     const Real r2inv = 1 / rsq;
     const Real r6inv = r2inv * r2inv * r2inv;
-    fpair = r6inv * (lj1(ti, tj) * r6inv - lj2(ti, tj)) * r2inv;
-    energy = r6inv * (lj3(ti, tj) * r6inv - lj4(ti, tj)) - offset(ti, tj);
+    fpair = in ? r6inv * (lj1(ti, tj) * r6inv - lj2(ti, tj)) * r2inv : Real(0);
+    energy = in ? r6inv * (lj3(ti, tj) * r6inv - lj4(ti, tj)) - offset(ti, tj) : Real(0);
   }
 };
 
@@ -67,11 +66,45 @@ struct LJCutCoulCut {
 
 namespace stratus::kernels::md {
 
+/// exp(x) for x <= 0 in a form compilers vectorise (no call): x = k ln 2 + r with |r| <= ln2 / 2,
+/// e^r by its Taylor series to degree 13 (relative error below 2e-16), 2^k from the exponent
+/// bits; 0 below -700.
+KOKKOS_INLINE_FUNCTION Real exp_nonpositive(Real x) {
+  constexpr Real kLog2e = 1.4426950408889634, kLn2Hi = 0.693145751953125,
+                 kLn2Lo = 1.4286068203094173e-06;
+  const Real xc = x < Real(-700) ? Real(-700) : x;
+  // Round to nearest for y <= 0 by truncation (no call to floor in the loop).
+  const int k = -static_cast<int>(Real(0.5) - xc * kLog2e);
+  const Real kf = static_cast<Real>(k);
+  const Real r = (xc - kf * kLn2Hi) - kf * kLn2Lo;
+  Real p = Real(1) / Real(6227020800);  // 1/13!
+  constexpr Real kInvFactorial[13] = {1.0 / 479001600,
+                                      1.0 / 39916800,
+                                      1.0 / 3628800,
+                                      1.0 / 362880,
+                                      1.0 / 40320,
+                                      1.0 / 5040,
+                                      1.0 / 720,
+                                      1.0 / 120,
+                                      1.0 / 24,
+                                      1.0 / 6,
+                                      0.5,
+                                      1.0,
+                                      1.0};
+  for (int k = 0; k < 13; ++k) p = p * r + kInvFactorial[k];
+  const auto bits = static_cast<std::int64_t>(k + 1023) << 52;
+  Real scale;
+  static_assert(sizeof(Real) == sizeof(std::int64_t), "Real is a double here");
+  __builtin_memcpy(&scale, &bits, sizeof(scale));
+  return x < Real(-700) ? Real(0) : p * scale;
+}
+
 /// lj/cut/coul/long: LJCut plus the real-space part of an Ewald sum, e(r) = qqrd2e q_i q_j
 /// erfc(g r) / r for r < rc_coul, whose reciprocal part a k-space solver adds (PPPM). As
-/// LAMMPS's pair style of that name (with exact erfc: LAMMPS's default tables and polynomial
-/// erfc agree with it to about 1e-6 relative). A charged `Pair` (pair.hpp); kLongRange tells the
-/// special pairs to remove the reciprocal part of their unscaled Coulomb term.
+/// LAMMPS's pair style of that name: erfc by Abramowitz and Stegun's 7.1.26 (absolute error below
+/// 1.5e-7, the form LAMMPS's Coulomb tables and its analytic path use), sharing exp(-g^2 r^2)
+/// with the force. A charged `Pair` (pair.hpp); kLongRange tells the special pairs to remove the
+/// reciprocal part of their unscaled Coulomb term.
 struct LJCutCoulLong {
   static constexpr bool kCharged = true;
   static constexpr bool kLongRange = true;
@@ -80,22 +113,54 @@ struct LJCutCoulLong {
   Real cut_coulsq = 0;
   Real g_ewald = 0;  ///< set once the k-space solver has chosen it
 
+  /// The per-type-pair numbers of `gathered`: lj1, lj2, lj3, lj4, cutsq, offset (pair.hpp reads
+  /// them once per neighbour before a batch, so that the arithmetic loop has no table lookups
+  /// and vectorises without gathers).
+  static constexpr int kGathered = 6;
+  KOKKOS_INLINE_FUNCTION void gather(int ti, int tj, Real* c) const {
+    c[0] = lj.lj1(ti, tj);
+    c[1] = lj.lj2(ti, tj);
+    c[2] = lj.lj3(ti, tj);
+    c[3] = lj.lj4(ti, tj);
+    c[4] = lj.cutsq(ti, tj);
+    c[5] = lj.offset(ti, tj);
+  }
+  /// operator() with the type pair's numbers given (gather).
+  KOKKOS_INLINE_FUNCTION void gathered(Real rsq, Real lj1, Real lj2, Real lj3, Real lj4, Real cutsq,
+                                       Real offset, Real qiqj, Real& fpair, Real& evdwl,
+                                       Real& ecoul) const {
+    const bool in_lj = rsq < cutsq;
+    const Real r2inv = 1 / rsq;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    const Real fv = in_lj ? r6inv * (lj1 * r6inv - lj2) * r2inv : Real(0);
+    evdwl = in_lj ? r6inv * (lj3 * r6inv - lj4) - offset : Real(0);
+    Real fc;
+    coulomb(rsq, r2inv, qiqj, fc, ecoul);
+    fpair = fv + fc;
+  }
+  /// The real-space Coulomb term alone.
+  KOKKOS_INLINE_FUNCTION void coulomb(Real rsq, Real r2inv, Real qiqj, Real& fcoul,
+                                      Real& ecoul) const {
+    // Abramowitz and Stegun 7.1.26: erfc(x) = t (a1 + t (a2 + t (a3 + t (a4 + t a5)))) e^{-x^2},
+    // t = 1 / (1 + p x).
+    constexpr Real p = 0.3275911, a1 = 0.254829592, a2 = -0.284496736, a3 = 1.421413741,
+                   a4 = -1.453152027, a5 = 1.061405429;
+    const bool in = rsq < cut_coulsq;
+    const Real r = kmath::sqrt(rsq);
+    const Real gr = g_ewald * r;
+    const Real expm2 = exp_nonpositive(-gr * gr);
+    const Real t = 1 / (1 + p * gr);
+    const Real erfc_gr = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * a5)))) * expm2;
+    const Real prefactor = qqrd2e * qiqj / r;
+    // 2 / sqrt(pi) = 1.1283791670955126
+    ecoul = in ? prefactor * erfc_gr : Real(0);
+    fcoul = in ? prefactor * (erfc_gr + Real(1.1283791670955126) * gr * expm2) * r2inv : Real(0);
+  }
+
   KOKKOS_INLINE_FUNCTION void parts(Real rsq, int ti, int tj, Real qiqj, Real& fvdwl, Real& fcoul,
                                     Real& evdwl, Real& ecoul) const {
     lj(rsq, ti, tj, fvdwl, evdwl);
-    if (rsq >= cut_coulsq) {
-      fcoul = 0;
-      ecoul = 0;
-      return;
-    }
-    const Real r2inv = 1 / rsq;
-    const Real r = kmath::sqrt(rsq);
-    const Real gr = g_ewald * r;
-    const Real erfc_gr = kmath::erfc(gr);
-    const Real prefactor = qqrd2e * qiqj / r;
-    // 2 / sqrt(pi) = 1.1283791670955126
-    ecoul = prefactor * erfc_gr;
-    fcoul = prefactor * (erfc_gr + Real(1.1283791670955126) * gr * kmath::exp(-gr * gr)) * r2inv;
+    coulomb(rsq, 1 / rsq, qiqj, fcoul, ecoul);
   }
   KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
                                          Real& evdwl, Real& ecoul) const {

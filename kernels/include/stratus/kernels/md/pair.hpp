@@ -147,6 +147,16 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
     const int m = n - k0 < kPairBatch ? n - k0 : kPairBatch;
     Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
     Real qq[charged ? kPairBatch : 1], ec[charged ? kPairBatch : 1];
+    // Styles with a gathered form get their type pair's numbers here, outside the arithmetic
+    // loop, which then reads no table (no gathers: it vectorises on any SIMD width).
+    constexpr bool gathers = requires { Pair::kGathered; };
+    constexpr int ng = [] {
+      if constexpr (requires { Pair::kGathered; })
+        return Pair::kGathered;
+      else
+        return 1;
+    }();
+    Real tab[ng][gathers ? kPairBatch : 1];
     int tj[kPairBatch];
     for (int c = 0; c < m; ++c) {
       const int j = entries(i, k0 + c);
@@ -155,12 +165,22 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
       dz[c] = zi - x(j, 2);
       tj[c] = type(j);
       if constexpr (charged) qq[c] = qi * q(j);
+      if constexpr (gathers) {
+        Real g[ng];
+        p.gather(ti, tj[c], g);
+        for (int k = 0; k < ng; ++k) tab[k][c] = g[k];
+      }
     }
     const Pair pl = p;  // a local copy: GCC does not vectorise through the reference
     for (int c = 0; c < m; ++c) {
       const Real rsq = dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c];
       Real fpair, eij;
-      if constexpr (charged) {
+      if constexpr (gathers) {
+        Real ecoul;
+        pl.gathered(rsq, tab[0][c], tab[1][c], tab[2][c], tab[3][c], tab[4][c], tab[5][c], qq[c],
+                    fpair, eij, ecoul);
+        ec[c] = ecoul;
+      } else if constexpr (charged) {
         Real ecoul;
         pl(rsq, ti, tj[c], qq[c], fpair, eij, ecoul);
         ec[c] = ecoul;
