@@ -80,11 +80,13 @@ void declare_system(Schema& schema) {
 
   auto& data = schema.section(
       "md.read_data",
-      "Initial configuration from a LAMMPS data file (atom style atomic, orthogonal box; "
-      "sections Masses, Atoms, Velocities) instead of [md.lattice]. Positions are shifted so "
-      "that the box starts at the origin; ids 1..N become 0..N-1; the number of atom types must "
-      "match md.masses. Without [md.velocity], the file's Velocities are used (zero if it has "
-      "none).",
+      "Initial configuration from a LAMMPS data file (atom style atomic or full, orthogonal "
+      "box; sections Masses, Atoms, Velocities, Bonds, Angles, Dihedrals, Impropers and the "
+      "Coeffs sections) instead of [md.lattice]. Positions are shifted so that the box starts at "
+      "the origin; ids 1..N become 0..N-1; the number of atom types must match md.masses, or is "
+      "the file's when md.masses is left out and the file has Masses. Pair Coeffs are the "
+      "defaults of [[md.pair.coeff]]; the bonded coefficients come from the file only. Without "
+      "[md.velocity], the file's Velocities are used (zero if it has none).",
       "md");
   data.optional = true;
   data.add_string("file", "Path of the data file (relative to the working directory).");
