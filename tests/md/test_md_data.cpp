@@ -633,3 +633,60 @@ TEST(MdWater, SameAtAnyRankCount) {
   EXPECT_NEAR(th.potential, kWaterPe100, 1e-10 * std::abs(kWaterPe100));
   EXPECT_NEAR(th.pressure, kWaterP100, 1e-10 * kWaterP100);
 }
+
+// Bad molecular input stops with what and where: a SHAKE cluster that cannot converge in the
+// iterations allowed (named by its atom), and a net charge under PPPM (refused unless allowed).
+TEST(MdWater, ClearErrors) {
+  Context& ctx = stratus::testing::context();
+  const auto error = [&](const io::Deck& deck) {
+    try {
+      md::MdSolver solver(ctx, deck);
+      for (int s = 0; s < 5; ++s) solver.step();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  const auto load = [&](const std::string& text) {
+    return io::load_deck(
+        "bad.toml", text, std::vector<std::string>{}, common_schema(registry),
+        [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
+  };
+  const std::string one_iteration =
+      error(load(fmt::format("[run]\nsolver = \"md\"\nsteps = 5\n[md]\nunits = \"real\"\n"
+                             "timestep = 2.0\n[md.read_data]\nfile = \"" STRATUS_MD_TEST_DATA
+                             "/spce_512.data\"\n[md.pair]\nstyle = \"lj/cut/coul/cut\"\n"
+                             "cutoff = 10.0\n[md.neighbor]\nskin = 2.0\n[md.constraints]\n"
+                             "style = \"shake\"\nbonds = [1]\nangles = [1]\ntolerance = 1e-12\n"
+                             "iterations = 1\n")));
+  EXPECT_NE(
+      one_iteration.find("SHAKE did not converge in 1 iterations (md.constraints.iterations)"),
+      std::string::npos)
+      << one_iteration;
+  EXPECT_NE(one_iteration.find("the first is that of atom"), std::string::npos);
+  // One charge changed: net charge 0.1 e.
+  const std::string path = "net_charge.data";
+  if (ctx.rank() == 0) {
+    std::ifstream in(STRATUS_MD_TEST_DATA "/spce_512.data");
+    std::ofstream out(path);
+    std::string line;
+    bool atoms = false;
+    while (std::getline(in, line)) {
+      if (line.rfind("Atoms", 0) == 0) atoms = true;
+      if (atoms && line.rfind("1 1 1 -0.8476 ", 0) == 0) line.replace(0, 14, "1 1 1 -0.7476 ");
+      out << line << "\n";
+    }
+  }
+  MPI_Barrier(ctx.comm());
+  const std::string charged =
+      error(load("[run]\nsolver = \"md\"\nsteps = 0\n[md]\nunits = \"real\"\ntimestep = 2.0\n"
+                 "[md.read_data]\nfile = \"net_charge.data\"\n[md.pair]\nstyle = "
+                 "\"lj/cut/coul/long\"\ncutoff = 10.0\n[md.kspace]\nstyle = \"pppm\"\n"));
+  EXPECT_NE(charged.find("md.kspace.allow_charged: the system's net charge is 0.1 e"),
+            std::string::npos)
+      << charged;
+  MPI_Barrier(ctx.comm());
+  if (ctx.rank() == 0) std::remove(path.c_str());
+}

@@ -87,12 +87,17 @@ PairTables make_pair_tables(const MdConfig& config) {
       return make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift);
     case PairStyle::lj_cut_coul_cut:
       return kernels::md::LJCutCoulCut{
-          make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift), config.units.qqr2e,
+          {},
+          make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift),
+          config.units.qqr2e,
           p.coulomb_cutoff * p.coulomb_cutoff};
     case PairStyle::lj_cut_coul_long:  // g_ewald is set by the solver once PPPM has chosen it
       return kernels::md::LJCutCoulLong{
-          make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift), config.units.qqr2e,
-          p.coulomb_cutoff * p.coulomb_cutoff, 0.0};
+          {},
+          make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift),
+          config.units.qqr2e,
+          p.coulomb_cutoff * p.coulomb_cutoff,
+          0.0};
   }
   throw std::logic_error("make_pair_tables: a pair style without tables");
 }

@@ -49,6 +49,25 @@ KOKKOS_INLINE_FUNCTION int cluster_constraints(const ShakeClusters& l, int c, in
   return n;
 }
 
+/// Cluster c's constraints (cluster_constraints), its atoms' rows of `values` (predicted
+/// positions or velocities; 0 for absent partners), their inverse masses, and the constraint
+/// vectors r_n = x_p - x_q at the current positions. Returns the number of constraints.
+KOKKOS_INLINE_FUNCTION int load_cluster(const ShakeClusters& l, int c, const Vectors& x,
+                                        const Vectors& values, const Types& type,
+                                        const TypeMasses& mass, int (&p)[4], int (&q)[4],
+                                        Real (&d)[4], Real (&rows)[4][3], Real (&r)[4][3],
+                                        Real (&im)[4]) {
+  const int nc = cluster_constraints(l, c, p, q, d);
+  for (int a = 0; a < 4; ++a) {
+    const int i = l.atom(c, a);
+    im[a] = i >= 0 ? 1 / mass(type(i)) : Real(0);
+    for (int k = 0; k < 3; ++k) rows[a][k] = i >= 0 ? values(i, k) : Real(0);
+  }
+  for (int n = 0; n < nc; ++n)
+    for (int k = 0; k < 3; ++k) r[n][k] = x(l.atom(c, p[n]), k) - x(l.atom(c, q[n]), k);
+  return nc;
+}
+
 /// What a constraint solve reports: clusters that did not converge (the first one's centre
 /// index) and the largest relative error left.
 struct ShakeOutcome {
@@ -71,16 +90,8 @@ inline ShakeOutcome shake(const ShakeClusters& l, const Vectors& x, const Vector
       "md::shake", Kokkos::RangePolicy<DevExecSpace>(0, l.count),
       KOKKOS_LAMBDA(const int c, int& bad) {
         int p[4], q[4];
-        Real d[4];
-        const int nc = cluster_constraints(l, c, p, q, d);
-        Real s[4][3], r[4][3], im[4], lambda[4] = {0, 0, 0, 0};
-        for (int a = 0; a < 4; ++a) {
-          const int i = l.atom(c, a);
-          im[a] = i >= 0 ? 1 / mass(type(i)) : Real(0);
-          for (int k = 0; k < 3; ++k) s[a][k] = i >= 0 ? xp(i, k) : Real(0);
-        }
-        for (int n = 0; n < nc; ++n)
-          for (int k = 0; k < 3; ++k) r[n][k] = x(l.atom(c, p[n]), k) - x(l.atom(c, q[n]), k);
+        Real d[4], s[4][3], r[4][3], im[4], lambda[4] = {0, 0, 0, 0};
+        const int nc = load_cluster(l, c, x, xp, type, mass, p, q, d, s, r, im);
         bool done = false;
         for (int it = 0; it < iterations && !done; ++it) {
           done = true;
@@ -159,16 +170,8 @@ inline int rattle_velocities(const ShakeClusters& l, const Vectors& x, const Vec
       "md::rattle", Kokkos::RangePolicy<DevExecSpace>(0, l.count),
       KOKKOS_LAMBDA(const int c, int& bad) {
         int p[4], q[4];
-        Real d[4];
-        const int nc = cluster_constraints(l, c, p, q, d);
-        Real u[4][3], r[4][3], im[4];
-        for (int a = 0; a < 4; ++a) {
-          const int i = l.atom(c, a);
-          im[a] = i >= 0 ? 1 / mass(type(i)) : Real(0);
-          for (int k = 0; k < 3; ++k) u[a][k] = i >= 0 ? v(i, k) : Real(0);
-        }
-        for (int n = 0; n < nc; ++n)
-          for (int k = 0; k < 3; ++k) r[n][k] = x(l.atom(c, p[n]), k) - x(l.atom(c, q[n]), k);
+        Real d[4], u[4][3], r[4][3], im[4];
+        const int nc = load_cluster(l, c, x, v, type, mass, p, q, d, u, r, im);
         bool done = false;
         for (int it = 0; it < iterations && !done; ++it) {
           done = true;

@@ -6,6 +6,7 @@
 #include "stratus/kernels/md/types.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace stratus::kernels::md {
 
@@ -37,10 +38,22 @@ struct LJCut {
 
 namespace stratus::kernels::md {
 
+/// The charged-pair call of pair.hpp from a style's parts() (van der Waals and Coulomb apart):
+/// fpair is their sum.
+template <class Derived>
+struct ChargedPairCall {
+  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
+                                         Real& evdwl, Real& ecoul) const {
+    Real fv, fc;
+    static_cast<const Derived&>(*this).parts(rsq, ti, tj, qiqj, fv, fc, evdwl, ecoul);
+    fpair = fv + fc;
+  }
+};
+
 /// lj/cut/coul/cut: LJCut plus Coulomb's e(r) = qqrd2e q_i q_j / r for r < rc_coul (one global
 /// Coulomb cutoff, dielectric 1, no shift), as LAMMPS's pair style of that name. A charged
 /// `Pair` (pair.hpp).
-struct LJCutCoulCut {
+struct LJCutCoulCut : ChargedPairCall<LJCutCoulCut> {
   static constexpr bool kCharged = true;
   LJCut lj;
   Real qqrd2e = 1;      ///< Coulomb's constant in the deck's units (Units::qqr2e)
@@ -53,12 +66,6 @@ struct LJCutCoulCut {
     const Real r2inv = 1 / rsq;
     ecoul = rsq < cut_coulsq ? qqrd2e * qiqj * kmath::sqrt(r2inv) : Real(0);
     fcoul = ecoul * r2inv;  // F / r = qq / r^3
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
-                                         Real& evdwl, Real& ecoul) const {
-    Real fv, fc;
-    parts(rsq, ti, tj, qiqj, fv, fc, evdwl, ecoul);
-    fpair = fv + fc;
   }
 };
 
@@ -92,10 +99,14 @@ KOKKOS_INLINE_FUNCTION Real exp_nonpositive(Real x) {
                                       1.0,
                                       1.0};
   for (int k = 0; k < 13; ++k) p = p * r + kInvFactorial[k];
-  const auto bits = static_cast<std::int64_t>(k + 1023) << 52;
+  const auto bits = static_cast<long long>(k + 1023) << 52;
+  static_assert(sizeof(Real) == sizeof(long long), "Real is a double here");
+#ifdef __CUDA_ARCH__
+  const Real scale = __longlong_as_double(bits);
+#else
   Real scale;
-  static_assert(sizeof(Real) == sizeof(std::int64_t), "Real is a double here");
-  __builtin_memcpy(&scale, &bits, sizeof(scale));
+  std::memcpy(&scale, &bits, sizeof(scale));
+#endif
   return x < Real(-700) ? Real(0) : p * scale;
 }
 
@@ -105,7 +116,7 @@ KOKKOS_INLINE_FUNCTION Real exp_nonpositive(Real x) {
 /// 1.5e-7, the form LAMMPS's Coulomb tables and its analytic path use), sharing exp(-g^2 r^2)
 /// with the force. A charged `Pair` (pair.hpp); kLongRange tells the special pairs to remove the
 /// reciprocal part of their unscaled Coulomb term.
-struct LJCutCoulLong {
+struct LJCutCoulLong : ChargedPairCall<LJCutCoulLong> {
   static constexpr bool kCharged = true;
   static constexpr bool kLongRange = true;
   LJCut lj;
@@ -161,12 +172,6 @@ struct LJCutCoulLong {
                                     Real& evdwl, Real& ecoul) const {
     lj(rsq, ti, tj, fvdwl, evdwl);
     coulomb(rsq, 1 / rsq, qiqj, fcoul, ecoul);
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real qiqj, Real& fpair,
-                                         Real& evdwl, Real& ecoul) const {
-    Real fv, fc;
-    parts(rsq, ti, tj, qiqj, fv, fc, evdwl, ecoul);
-    fpair = fv + fc;
   }
 };
 

@@ -217,32 +217,41 @@ BondedSums special_pair_forces(
   Kokkos::parallel_reduce(
       "md::special_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, n),
       KOKKOS_LAMBDA(const int p, BondedSums& acc) {
-        const int i = pairs(p, 0), j = pairs(p, 1), level = pairs(p, 2) - 1;
+        // Everything the branches below read is named here first: nvcc's extended lambdas
+        // cannot first capture a variable inside `if constexpr`.
+        const Pair& style = pair;
+        const Charges& charge = q;
+        const Real f_lj = lj[pairs(p, 2) - 1], f_coul = coul[pairs(p, 2) - 1];
+        (void)charge;
+        (void)f_coul;
+        const int i = pairs(p, 0), j = pairs(p, 1);
+        const int ti = type(i), tj = type(j);
         const Real d[3] = {x(i, 0) - x(j, 0), x(i, 1) - x(j, 1), x(i, 2) - x(j, 2)};
         const Real rsq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
         Real fpair = 0, evdwl = 0, ecoul = 0;
         if constexpr (is_charged_v<Pair>) {
           Real fv = 0, fc = 0;
-          pair.parts(rsq, type(i), type(j), q(i) * q(j), fv, fc, evdwl, ecoul);
-          fv = lj[level] == 0 ? Real(0) : lj[level] * fv;
-          evdwl = lj[level] == 0 ? Real(0) : lj[level] * evdwl;
+          const Real qq = charge(i) * charge(j);
+          style.parts(rsq, ti, tj, qq, fv, fc, evdwl, ecoul);
+          fv = f_lj == 0 ? Real(0) : f_lj * fv;
+          evdwl = f_lj == 0 ? Real(0) : f_lj * evdwl;
           if constexpr (requires { Pair::kLongRange; }) {
             // The k-space sum holds the whole 1/r of every pair: the real-space part keeps
             // erfc(g r) / r and removes (1 - factor) / r, within the Coulomb cutoff.
-            if (rsq < pair.cut_coulsq) {
-              const Real direct = pair.qqrd2e * q(i) * q(j) / kmath::sqrt(rsq);
-              ecoul -= (1 - coul[level]) * direct;
-              fc -= (1 - coul[level]) * direct / rsq;
+            if (rsq < style.cut_coulsq) {
+              const Real direct = style.qqrd2e * qq / kmath::sqrt(rsq);
+              ecoul -= (1 - f_coul) * direct;
+              fc -= (1 - f_coul) * direct / rsq;
             }
           } else {
-            fc = coul[level] * fc;
-            ecoul = coul[level] * ecoul;
+            fc = f_coul * fc;
+            ecoul = f_coul * ecoul;
           }
           fpair = fv + fc;
-        } else if (lj[level] != 0) {
-          pair(rsq, type(i), type(j), fpair, evdwl);
-          fpair *= lj[level];
-          evdwl *= lj[level];
+        } else if (f_lj != 0) {
+          style(rsq, ti, tj, fpair, evdwl);
+          fpair *= f_lj;
+          evdwl *= f_lj;
         }
         for (int k = 0; k < 3; ++k) {
           Kokkos::atomic_add(&f(i, k), fpair * d[k]);
