@@ -153,6 +153,8 @@ Constraints::Constraints(const io::Deck& deck, const MdConfig& config,
     throw deck.error_at(
         "md.constraints.bonds",
         fmt::format("no bond of {} has a type listed here: nothing to constrain", path));
+  bond_r0_ = table("md::shake_r0", bond_length_);
+  angle_theta0_ = table("md::shake_theta0", angle_length_);
   atoms.add_column<std::int64_t, kRow>("shake", {.migrate = true, .checkpoint = true});
   atoms.add_column<Real, 3>("constraint_force", {.checkpoint = true});
   atoms.add_column<Real, 1>("constraint_virial", {.checkpoint = true});
@@ -185,9 +187,8 @@ void Constraints::build(const AtomData& atoms, const MolecularTopology& topology
     return kmd::closest_image(x, head, next, i, g);
   };
   std::int64_t missing = -1;
-  const std::int64_t centre = kmd::build_clusters(
-      rows_of(atoms), atoms.id, atoms.nlocal, table("md::shake_r0", bond_length_),
-      table("md::shake_theta0", angle_length_), closest, list_, missing);
+  const std::int64_t centre = kmd::build_clusters(rows_of(atoms), atoms.id, atoms.nlocal, bond_r0_,
+                                                  angle_theta0_, closest, list_, missing);
   const std::string lost = centre < 0 ? std::string()
                                       : fmt::format("the SHAKE cluster of atom {} names atom {}",
                                                     centre + 1, missing + 1);

@@ -94,15 +94,11 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
     const char* name;
     int atoms, owner, types;
     const io::CoeffSection* coeffs;
-    std::vector<const io::DataTerm<2>*> t2;
-    std::vector<const io::DataTerm<3>*> t3;
-    std::vector<const io::DataTerm<4>*> t4;
   };
-  std::vector<Source> sources{
-      {"bond", 2, 0, top.bond_types, &top.bond_coeffs, {}, {}, {}},
-      {"angle", 3, 1, top.angle_types, &top.angle_coeffs, {}, {}, {}},
-      {"dihedral", 4, 1, top.dihedral_types, &top.dihedral_coeffs, {}, {}, {}},
-      {"improper", 4, 1, top.improper_types, &top.improper_coeffs, {}, {}, {}}};
+  std::vector<Source> sources{{"bond", 2, 0, top.bond_types, &top.bond_coeffs},
+                              {"angle", 3, 1, top.angle_types, &top.angle_coeffs},
+                              {"dihedral", 4, 1, top.dihedral_types, &top.dihedral_coeffs},
+                              {"improper", 4, 1, top.improper_types, &top.improper_coeffs}};
   const std::size_t counts[4] = {top.bonds.size(), top.angles.size(), top.dihedrals.size(),
                                  top.impropers.size()};
   by_owner_.assign(4, {});

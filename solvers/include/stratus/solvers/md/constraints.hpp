@@ -65,11 +65,11 @@ class Constraints {
   double tolerance_ = 1e-4;
   int iterations_ = 20;
   std::int64_t constraints_ = 0, clusters_ = 0;
-  std::vector<double> bond_length_, angle_length_;  // per bond type; per angle type (far side)
+  std::vector<double> bond_length_, angle_length_;  // r0 per bond type, theta0 per angle type
+  Kokkos::View<Real*, DevMemSpace> bond_r0_, angle_theta0_;  // the same on the device
   // Until install(): per atom id, its cluster row (p1 p2 p3, bond types, angle type, -1 unused).
   std::vector<std::array<std::int64_t, 8>> by_centre_;
   kernels::md::ShakeClusters list_;
-  Kokkos::View<Real* [2], Kokkos::LayoutRight, DevMemSpace> lengths_ { "md::shake_table", 0 };
   kernels::md::Vectors scratch_{"md::shake_scratch", 0};  // predicted positions / velocities
   kernels::md::Vectors delta_{"md::shake_delta", 0};      // forces / velocity corrections
 };

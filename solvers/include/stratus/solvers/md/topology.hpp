@@ -16,6 +16,7 @@
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/kernels/md/bonded.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
+#include "stratus/kernels/md/topology.hpp"
 #include "stratus/solvers/md/atoms.hpp"
 #include "stratus/solvers/md/lj_tables.hpp"
 
@@ -42,8 +43,7 @@ struct BondedEnergies {
 class MolecularTopology {
  public:
   /// A runtime-width column of global ids (type and atoms of terms, or special neighbours).
-  using IdRows =
-      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, DevMemSpace, Kokkos::MemoryUnmanaged>;
+  using IdRows = kernels::md::IdRows;
 
   /// Reads the styles and coefficients (deck keys md.bond.style ..., or the data file's section
   /// comments; md.special_bonds.lj) and declares the per-atom columns on `atoms`. Throws DeckError
