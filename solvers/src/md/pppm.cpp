@@ -271,25 +271,12 @@ void copy_block(const kmd::Grid3& global, const kmd::Grid3& block, std::array<st
 
 using Spectrum = Kokkos::View<Kokkos::complex<double>***, Kokkos::LayoutRight, DevMemSpace>;
 
-/// Energy and virial sums of G |F|^2 over the spectral block (kz planes but 0 and Nyquist count
-/// twice: the r2c half).
-struct SpectralSums {
-  double energy = 0, virial = 0;
-  KOKKOS_INLINE_FUNCTION void operator+=(const SpectralSums& o) {
-    energy += o.energy;
-    virial += o.virial;
-  }
-  KOKKOS_INLINE_FUNCTION void operator+=(const volatile SpectralSums& o) volatile {
-    energy = energy + o.energy;
-    virial = virial + o.virial;
-  }
-};
 
-SpectralSums spectral_sums(
+kmd::SpectralSums spectral_sums(
     const Spectrum& f, const Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>& influence,
     const Kokkos::View<double*, DevMemSpace>& kx, const Kokkos::View<double*, DevMemSpace>& ky,
     const Kokkos::View<double*, DevMemSpace>& kz, std::int64_t z0, std::int64_t nz, double g) {
-  SpectralSums sums;
+  kmd::SpectralSums sums;
   const double inv2g2 = 0.5 / (g * g);
   Kokkos::parallel_reduce(
       "md::pppm_energy",
@@ -298,7 +285,7 @@ SpectralSums spectral_sums(
           {static_cast<std::int64_t>(f.extent(0)), static_cast<std::int64_t>(f.extent(1)),
            static_cast<std::int64_t>(f.extent(2))}),
       KOKKOS_LAMBDA(const std::int64_t c, const std::int64_t b, const std::int64_t a,
-                    SpectralSums& acc) {
+                    kmd::SpectralSums& acc) {
         const std::int64_t kzi = z0 + c;
         const double weight = kzi == 0 || 2 * kzi == nz ? 1.0 : 2.0;
         const auto v = f(c, b, a);
@@ -348,7 +335,7 @@ Pppm::Result Pppm::compute(const kmd::Vectors& x, const kmd::Charges& q, int nlo
   const auto& sb = fft_->spectral_block();
   Result r;
   if (energy) {
-    const SpectralSums s =
+    const kmd::SpectralSums s =
         spectral_sums(spectrum_, influence_, k_[0], k_[1], k_[2], sb.begin[2], n_[2], g_);
     double sums[2] = {s.energy, s.virial};
     MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, ctx_.comm());

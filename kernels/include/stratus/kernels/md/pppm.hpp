@@ -22,6 +22,21 @@ inline constexpr int kMaxPppmOrder = 7;
 
 using Grid3 = Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>;
 
+/// Energy and virial sums of G |F|^2 over the spectral block (kz planes but 0 and Nyquist count
+/// twice: the r2c half).
+struct SpectralSums {
+  double energy = 0, virial = 0;
+  KOKKOS_INLINE_FUNCTION void operator+=(const SpectralSums& o) {
+    energy += o.energy;
+    virial += o.virial;
+  }
+  // Kokkos 3.x joins through volatile references.
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile SpectralSums& o) volatile {
+    energy = energy + o.energy;
+    virial = virial + o.virial;
+  }
+};
+
 /// B-spline weights of order P for a point at grid coordinate u (position / h): the grid points
 /// m = first - j (j = 0 .. P-1) get w[j] = M_P(u + P/2 - m), M_P the cardinal B-spline on
 /// [0, P] (Essmann et al., J. Chem. Phys. 103 (1995) 8577, eq. 4.1 recursion). Sum of w = 1.
