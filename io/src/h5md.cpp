@@ -537,6 +537,11 @@ void H5mdWriter::close_datasets() noexcept {
   extra_datasets_.clear();
 }
 
+void H5mdWriter::set_edges(const std::array<double, 3>& edges) {
+  check_layout(path_, natoms_, edges, {"periodic", "periodic", "periodic"});
+  edges_ = edges;
+}
+
 void H5mdWriter::close() {
   if (file_ < 0) return;
   QuietHdf5Errors quiet;

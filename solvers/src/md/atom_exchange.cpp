@@ -120,34 +120,56 @@ AtomExchange::AtomExchange(const CartDecomposition& decomposition, const Box& gl
     throw InputError(fmt::format("the ghost cutoff (cutoff + skin) {} must be >= 0", ghost_cutoff));
   }
   for (int a = 0; a < 3; ++a) {
+    neighbor_[a].comm = decomposition.comm();
+    for (int s = 0; s < 2; ++s) neighbor_[a].rank[s] = decomposition.neighbor(a, s == 0 ? -1 : 1);
+  }
+  check_box(global);
+}
+
+void AtomExchange::check_box(const Box& global) const {
+  for (int a = 0; a < 3; ++a) {
     const Real length = global.length(a);
     if (!(length > 0) || !std::isfinite(length)) {
       throw InputError(fmt::format("the box spans [{}, {}) along {}: its length must be > 0",
                                    global.lo[a], global.hi[a], kAxisName[a]));
     }
-    neighbor_[a].comm = decomposition.comm();
-    for (int s = 0; s < 2; ++s) neighbor_[a].rank[s] = decomposition.neighbor(a, s == 0 ? -1 : 1);
-    const int d = decomposition.dims()[a];
-    if (!decomposition.periodic()[a] && d == 1) continue;  // no ghosts along this axis
+    const int d = decomposition_.dims()[a];
+    if (!decomposition_.periodic()[a] && d == 1) continue;  // no ghosts along this axis
     // The narrowest block, the same on every rank: all ranks agree on the verdict.
     Real width = length;
     for (int c = 0; c < d; ++c) {
       width = std::min(width, detail::block_edge(global.lo[a], global.hi[a], d, c + 1) -
                                   detail::block_edge(global.lo[a], global.hi[a], d, c));
     }
-    if (width < ghost_cutoff) {
-      const auto fit = static_cast<long long>(std::floor(length / ghost_cutoff));
+    if (width < cutoff_) {
+      const auto fit = static_cast<long long>(std::floor(length / cutoff_));
       throw InputError(fmt::format(
           "the subdomains are {:.6g} wide along {} ({} ranks over a box of length {:.6g}), "
           "narrower than the ghost cutoff (cutoff + skin) {:.6g}: ghosts come from the adjacent "
           "rank only, so {}; use fewer ranks along {}, a larger box or a shorter cutoff",
-          width, kAxisName[a], d, length, ghost_cutoff,
+          width, kAxisName[a], d, length, cutoff_,
           fit == 0   ? std::string("the box itself is too short for any rank count")
           : fit == 1 ? fmt::format("only 1 rank fits along {}", kAxisName[a])
                      : fmt::format("at most {} ranks fit along {}", fit, kAxisName[a]),
           kAxisName[a]));
     }
   }
+}
+
+void AtomExchange::set_box(const Box& global) {
+  check_box(global);
+  global_ = global;
+  local_ = decomposition_.local_box(global);
+  for (int a = 0; a < 3; ++a) {
+    plan_[a].shift = periodic_shift(a);
+  }
+}
+
+std::array<Real, 2> AtomExchange::periodic_shift(int a) const {
+  const bool periodic = decomposition_.periodic()[a];
+  const int c = decomposition_.coords()[a], d = decomposition_.dims()[a];
+  return {periodic && c == 0 ? global_.length(a) : 0,
+          periodic && c == d - 1 ? -global_.length(a) : 0};
 }
 
 std::int64_t AtomExchange::update_bytes() const noexcept {
@@ -213,10 +235,7 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     p.recv_begin = atoms.nall();
     if (!p.active) continue;
     // Crossing the global boundary of a periodic axis makes a ghost an image one box away.
-    const bool periodic = decomposition_.periodic()[a];
-    const int c = decomposition_.coords()[a], d = decomposition_.dims()[a];
-    p.shift = {periodic && c == 0 ? global_.length(a) : 0,
-               periodic && c == d - 1 ? -global_.length(a) : 0};
+    p.shift = periodic_shift(a);
 
     // Owned atoms and the ghosts of earlier axes near either face.
     rows.send.count = select_rows(rows.send.list, [&](RowList low, RowList high) {

@@ -25,12 +25,26 @@ void MdSolver::declare_state(StateDescriptor& state) {
   using Restore = StateDescriptor::Restore;
   state.identity({"md", config_.units.name, &dt_, StateDescriptor::grid_layout(*decomposition_)});
   state.clock(&step_);  // the time is step x dt
-  state.invariant("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]},
-                  "box lower corner");
-  state.invariant("box_hi", std::vector<double>{box_.hi[0], box_.hi[1], box_.hi[2]},
-                  "box upper corner");
-  state.values("chain_xi", &chain_xi_, Restore::same_size);  // the deck fixes the chain length
-  state.values("chain_v", &chain_v_, Restore::same_size);
+  if (barostat_) {
+    // The box is state under a barostat (an NVT checkpoint holds the same datasets, so an NPT
+    // run may start from one; its box never moved, so the build box and V_0 are the deck's).
+    state.values("box_lo", &box_lo_state_, Restore::same_size);
+    state.values("box_hi", &box_hi_state_, Restore::same_size);
+    state.values("box_lo_at_build", &build_lo_state_, Restore::optional);
+    state.values("box_hi_at_build", &build_hi_state_, Restore::optional);
+    state.values("barostat_omega_dot", &barostat_->omega_dot, Restore::optional);
+    state.values("barostat_chain_xi", &barostat_->chain.xi, Restore::optional);
+    state.values("barostat_chain_v", &barostat_->chain.v, Restore::optional);
+    state.value("barostat_volume0", &barostat_->volume0, Restore::optional);
+  } else {
+    state.invariant("box_lo", std::vector<double>{box_.lo[0], box_.lo[1], box_.lo[2]},
+                    "box lower corner");
+    state.invariant("box_hi", std::vector<double>{box_.hi[0], box_.hi[1], box_.hi[2]},
+                    "box upper corner");
+  }
+  // The deck fixes the chain length.
+  state.values("chain_xi", &thermostat_.xi, Restore::same_size);
+  state.values("chain_v", &thermostat_.v, Restore::same_size);
   state.value("rebuilds", &rebuilds_);
   state.value("last_rebuild_step", &last_rebuild_step_);
   state.value("trajectory_part", &trajectory_part_);
@@ -94,6 +108,21 @@ io::ParticleColumns MdSolver::checkpoint_rows() const {
 }
 
 void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols) {
+  if (barostat_) {
+    // The saved box (and the one of the last build) before any atom is placed.
+    const auto box_of = [](const std::vector<double>& lo, const std::vector<double>& hi) {
+      Box b;
+      for (int d = 0; d < 3; ++d) {
+        b.lo[d] = lo.at(d);
+        b.hi[d] = hi.at(d);
+      }
+      return b;
+    };
+    const Box built = box_of(build_lo_state_, build_hi_state_);
+    set_box(box_of(box_lo_state_, box_hi_state_));
+    box_at_build_ = built;
+    sync_box_state();
+  }
   const auto grid = in.ints("process_grid");
   const auto& dims = decomposition_->dims();
   const bool same_layout = grid == std::vector<std::int64_t>{dims[0], dims[1], dims[2]} &&
@@ -171,7 +200,11 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
     Kokkos::deep_copy(current, Kokkos::subview(atoms_.x, owned, Kokkos::ALL));
     Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL),
                       Kokkos::subview(x_at_build_, owned, Kokkos::ALL));
+    // In the box of that build (a barostat's box has moved since).
+    const Box now = box_;
+    if (barostat_) set_box(box_at_build_);
     build_ghosts_and_list();
+    if (barostat_) set_box(now);
     Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL), current);
     exchange_->update_ghosts(atoms_);
   } else {

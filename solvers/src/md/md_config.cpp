@@ -52,6 +52,28 @@ MdConfig::Thermostat read_integrator(const io::Deck& deck) {
   return t;
 }
 
+/// [md.barostat]: with the Nose-Hoover chain only, and with its pressure and period given.
+MdConfig::Barostat read_barostat(const io::Deck& deck, Integrator integrator) {
+  MdConfig::Barostat b;
+  using Style = MdConfig::Barostat::Style;
+  b.style = deck.choice<Style>(
+      "md.barostat.style", {{"none", Style::none}, {"iso", Style::iso}, {"aniso", Style::aniso}});
+  b.pressure = deck.real("md.barostat.pressure");
+  b.damping = deck.real("md.barostat.damping");
+  b.chain = static_cast<int>(deck.integer("md.barostat.chain"));
+  if (b.style == Style::none) return b;
+  if (integrator != Integrator::nvt)
+    throw deck.error_at("md.barostat.style",
+                        "a barostat runs with the Nose-Hoover chain (NPT): set "
+                        "md.integrator.style = \"nvt\" with its temperature and damping");
+  for (const char* key : {"md.barostat.pressure", "md.barostat.damping"})
+    if (deck.origin(key).is_default)
+      throw deck.error_at(key, fmt::format("a barostat needs {} (no default is assumed)", key));
+  if (!(b.damping > 0))
+    throw deck.error_at("md.barostat.damping", "the barostat's period must be positive");
+  return b;
+}
+
 /// The initial configuration: one source, and what it needs.
 void read_source(const io::Deck& deck, MdConfig& c) {
   const bool lattice = deck.has_section("md.lattice");
@@ -190,6 +212,7 @@ Units Units::of(UnitSystem system) {
       u.temperature = "epsilon/k_B";
       u.pressure = "epsilon/sigma^3";
       u.charge = "reduced charge";
+      u.density = "m/sigma^3";
       u.h5md_length = "sigma";
       u.h5md_time = "tau";
       break;
@@ -207,6 +230,8 @@ Units Units::of(UnitSystem system) {
       u.temperature = "K";
       u.pressure = "atm";
       u.charge = "e";
+      u.density = "g/cm^3";
+      u.mv2d = 1.0 / 0.602214129;  // Avogadro's number / 1e24
       u.h5md_length = "Angstrom";
       u.h5md_time = "fs";
       break;
@@ -224,6 +249,8 @@ Units Units::of(UnitSystem system) {
       u.temperature = "K";
       u.pressure = "bar";
       u.charge = "e";
+      u.density = "g/cm^3";
+      u.mv2d = 1.0 / 0.602214129;  // Avogadro's number / 1e24
       u.h5md_length = "Angstrom";
       u.h5md_time = "ps";
       break;
@@ -268,6 +295,7 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   c.precision = deck.choice<Precision>(
       "md.precision", {{"double", Precision::full_double}, {"mixed", Precision::mixed}});
   c.integrator = read_integrator(deck);
+  c.barostat = read_barostat(deck, c.integrator.style);
   c.constraints.style =
       deck.choice<ConstraintStyle>("md.constraints.style", {{"none", ConstraintStyle::none},
                                                             {"shake", ConstraintStyle::shake},

@@ -45,6 +45,7 @@ void MdSolver::write_frame() {
         config_.units.h5md_length, config_.units.h5md_time,
         std::vector<std::string>{"periodic", "periodic", "periodic"}, "Stratus user",
         trajectory_extras(atoms_));
+  trajectory_->set_edges({box_.length(0), box_.length(1), box_.length(2)});  // NPT: it changes
   append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_);
   ++trajectory_frames_;
 }

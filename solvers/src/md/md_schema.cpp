@@ -210,6 +210,35 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::int64_t{3});
   in.add_int("seed", "Seed of the Langevin noise.").at_least(1).set_default(std::int64_t{12345});
 
+  auto& ba = schema.section(
+      "md.barostat",
+      "Pressure control (NPT with md.integrator.style = nvt): the barostat of Martyna, Tobias and "
+      "Klein (MTK) on an orthorhombic periodic box, with a Nose-Hoover chain of its own, in the "
+      "time-reversible splitting of Tuckerman et al. (2006) as LAMMPS's fix npt takes it. The box "
+      "scales about its lower corner, the subdomains with it; positions scale affinely. The "
+      "conserved quantity adds sum_a W omega_dot_a^2 / 2 + P (V - V_0) and the barostat chain's "
+      "energy, W = (N + 1) kT damping^2. The neighbour lists are rebuilt when the motion relative "
+      "to the box, or the box's shrinking, could bring an unlisted pair inside the cutoff.",
+      "md");
+  ba.add_string("style",
+                "none; iso (one strain rate for all three axes: the shape is kept); aniso (one per "
+                "axis, each driven by its diagonal pressure component).")
+      .one_of({"none", "iso", "aniso"})
+      .set_default(std::string("none"));
+  ba.add_real("pressure", "Target pressure (required with a barostat).")
+      .unit("pressure")
+      .set_default(0.0);
+  ba.add_real("damping",
+              "Period of the barostat (required with a barostat; LAMMPS advises about 1000 "
+              "time steps).")
+      .at_least(0.0)
+      .unit("time")
+      .set_default(0.0);
+  ba.add_int("chain", "Length of the barostat's Nose-Hoover chain.")
+      .at_least(1)
+      .at_most(10)
+      .set_default(std::int64_t{3});
+
   auto& tr = schema.section(
       "md.trajectory",
       "Trajectory in H5MD 1.1 (OUTPUT_DIR/NAME.h5md): positions (wrapped into the box at each list "

@@ -2,6 +2,7 @@
 #include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 
+#include "exact_sum.hpp"
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/io/output.hpp"
@@ -19,23 +20,6 @@
 namespace stratus::md {
 
 namespace kmd = kernels::md;
-
-namespace {
-
-/// Order-independent sums: each term is rounded to a multiple of 2^-32 (half away from zero,
-/// like llround) and added as a 64-bit integer, which is exact and associative; the total is
-/// then summed over the ranks the same way. Used wherever a global sum feeds back into the
-/// atoms, so that results are the same at any rank count.
-constexpr double kFixedScale = 4294967296.0;  // 2^32
-KOKKOS_INLINE_FUNCTION std::int64_t to_fixed(double v) {
-  return v >= 0 ? static_cast<std::int64_t>(v * kFixedScale + 0.5)
-                : -static_cast<std::int64_t>(-v * kFixedScale + 0.5);
-}
-double from_fixed(std::int64_t v) { return static_cast<double>(v) / kFixedScale; }
-/// The largest magnitude such a sum holds (2^31, with room for the rounding).
-constexpr double kFixedRange = 2147483648.0;
-
-}  // namespace
 
 MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdConfig::from(deck)) {
   const MdConfig& c = config_;
@@ -158,16 +142,9 @@ void MdSolver::decompose(const io::Deck& deck) {
 
 void MdSolver::setup_thermostat_and_tail() {
   const MdConfig& c = config_;
-  if (integrator_ == Integrator::nvt) {
-    // Martyna, Klein, Tuckerman (1992): Q_1 = dof kT tau^2, Q_k = kT tau^2, all at rest.
-    const auto m = static_cast<std::size_t>(c.integrator.chain);
-    const double tau = c.integrator.damping;
-    const double kt = target_kt_;
-    chain_xi_.assign(m, 0.0);
-    chain_v_.assign(m, 0.0);
-    chain_q_.assign(m, kt * tau * tau);
-    chain_q_[0] = std::max(dof_, 1.0) * kt * tau * tau;
-  }
+  if (integrator_ == Integrator::nvt)
+    thermostat_ = NoseHooverChain(c.integrator.chain, dof_, target_kt_, c.integrator.damping);
+  setup_barostat();
   if (c.pair.tail) {
     // Type counts over all ranks, for the homogeneous-mixture tail correction.
     std::vector<GlobalId> counts(ntypes_, 0);
@@ -178,35 +155,15 @@ void MdSolver::setup_thermostat_and_tail() {
     const double volume = box_.length(0) * box_.length(1) * box_.length(2);
     const auto tail =
         lj_tail_correction(ntypes_, c.pair.epsilon, c.pair.sigma, c.pair.cutoff, counts, volume);
+    // Both go as 1 / V (a barostat changes V: set_box rescales them).
     tail_energy_ = tail.energy;
     tail_virial_ = tail.virial;
+    tail_energy_volume_ = tail.energy * volume;
+    tail_virial_volume_ = tail.virial * volume;
   }
 }
 
 MdSolver::~MdSolver() = default;
-
-namespace {
-
-/// A host-side order-independent sum (see to_fixed).
-class ExactSum {
- public:
-  void add(double v) { acc_ += to_fixed(v); }
-  [[nodiscard]] static std::vector<double> over_ranks(MPI_Comm comm,
-                                                      const std::vector<ExactSum>& sums) {
-    std::vector<std::int64_t> local, global(sums.size());
-    for (const auto& s : sums) local.push_back(s.acc_);
-    MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_INT64_T, MPI_SUM,
-                  comm);
-    std::vector<double> out;
-    for (auto g : global) out.push_back(from_fixed(g));
-    return out;
-  }
-
- private:
-  std::int64_t acc_ = 0;
-};
-
-}  // namespace
 
 namespace {
 
@@ -237,90 +194,12 @@ double MdSolver::kinetic_energy_exact() const {
   return from_fixed(global);
 }
 
-namespace {
-
-/// The Nose-Hoover chain's replicated state during one half-step propagation.
-struct ChainState {
-  std::vector<double> xi, v;
-  double k2 = 0;     ///< sum m v^2 of the atoms, tracked through the scaling
-  double scale = 1;  ///< velocity scaling accumulated so far
-};
-
-/// exp(iL_NHC dt/2) in `nc` equal parts, each a third-order Suzuki-Yoshida factorisation.
-/// Returns false, leaving `s` partly propagated, when a part would take an exponent
-/// |dt_part v_k| above `limit` (or a value stops being finite): the caller retries with more
-/// parts.
-bool propagate_chain(ChainState& s, const std::vector<double>& q, double dof, double kt,
-                     double half_dt, int nc, double limit) {
-  const std::size_t m = s.v.size();
-  auto& v = s.v;
-  auto force = [&](std::size_t k) {
-    return k == 0 ? (s.k2 - dof * kt) / q[0] : (q[k - 1] * v[k - 1] * v[k - 1] - kt) / q[k];
-  };
-  const double w1 = 1.0 / (2.0 - std::cbrt(2.0));
-  const double weights[3] = {w1, 1.0 - 2.0 * w1, w1};
-  for (int part = 0; part < nc; ++part) {
-    for (const double w : weights) {
-      const double dt2 = w * half_dt / nc, dt4 = 0.5 * dt2, dt8 = 0.25 * dt2;
-      v[m - 1] += force(m - 1) * dt4;
-      for (std::size_t k = m - 1; k-- > 0;) {
-        const double e = std::exp(-dt8 * v[k + 1]);
-        v[k] = (v[k] * e + force(k) * dt4) * e;
-      }
-      const double f = std::exp(-dt2 * v[0]);
-      s.scale *= f;
-      s.k2 *= f * f;
-      for (std::size_t k = 0; k < m; ++k) s.xi[k] += dt2 * v[k];
-      for (std::size_t k = 0; k + 1 < m; ++k) {
-        const double e = std::exp(-dt8 * v[k + 1]);
-        v[k] = (v[k] * e + force(k) * dt4) * e;
-      }
-      v[m - 1] += force(m - 1) * dt4;
-      double largest = 0;
-      for (const double vk : v) largest = std::max(largest, std::abs(dt2 * vk));
-      if (!(largest <= limit) || !std::isfinite(s.k2) || !std::isfinite(s.scale)) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 void MdSolver::chain_half_step() {
-  // Nose-Hoover chain propagator exp(iL_NHC dt/2) of Martyna, Tuckerman, Tobias, Klein (1996),
-  // Tuckerman et al. J. Phys. A 39 (2006) 5629: third-order Suzuki-Yoshida factorisation in n_c
-  // parts. The global kinetic energy is computed once; the velocity scaling is tracked
-  // analytically and applied once at the end. n_c is the smallest power of two that keeps every
-  // part's exponent |dt v_k| at most 0.1: one part at equilibrium, hundreds in a deep quench,
-  // where the chain's velocities reach thousands and a single Suzuki-Yoshida pass (its middle
-  // weight is -1.70) overflows. The parts are scalar work on replicated values: n_c depends only
-  // on global sums, so it is the same on every rank and at any rank count.
-  constexpr double kLimit = 0.1;
-  constexpr int kMaxParts = 1 << 16;
-  const ChainState start{chain_xi_, chain_v_, 2.0 * kinetic_energy_exact(), 1.0};
-  for (int nc = 1;; nc *= 2) {
-    ChainState s = start;
-    if (propagate_chain(s, chain_q_, dof_, target_kt_, 0.5 * dt_, nc, kLimit)) {
-      chain_xi_ = std::move(s.xi);
-      chain_v_ = std::move(s.v);
-      kmd::scale_velocities(atoms_.v, s.scale, atoms_.nlocal);
-      return;
-    }
-    if (nc >= kMaxParts)
-      throw RuntimeError(fmt::format(
-          "step {}: the Nose-Hoover chain (md.integrator.style = nvt) does not converge in {} "
-          "parts of the half step (kinetic energy {:.6g}, chain velocities {:.6g} ...): the "
-          "thermostat is far too stiff for md.timestep; raise md.integrator.damping",
-          step_, kMaxParts, 0.5 * start.k2, chain_v_.empty() ? 0.0 : chain_v_.back()));
-  }
-}
-
-double MdSolver::chain_energy() const {
-  double e = 0;
-  for (std::size_t k = 0; k < chain_v_.size(); ++k)
-    e += 0.5 * chain_q_[k] * chain_v_[k] * chain_v_[k] +
-         (k == 0 ? dof_ : 1.0) * target_kt_ * chain_xi_[k];
-  return e;
+  // The atoms' chain (nose_hoover.hpp). The global kinetic energy is an order-independent sum,
+  // so the scaling, applied once, is the same at any rank count.
+  const double s = thermostat_.half_step(2.0 * kinetic_energy_exact(), 0.5 * dt_, step_,
+                                         "md.integrator.damping");
+  kmd::scale_velocities(atoms_.v, s, atoms_.nlocal);
 }
 
 void MdSolver::create_velocities(const io::Deck& deck) {
@@ -377,6 +256,8 @@ void MdSolver::rebuild() {
   snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
   ++rebuilds_;
   last_rebuild_step_ = step_;
+  box_at_build_ = box_;
+  sync_box_state();
 }
 
 void MdSolver::build_ghosts_and_list() {
@@ -484,22 +365,46 @@ void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
 }
 
 void MdSolver::step() {
+  // Under a barostat every step needs the pressure of the last forces (a restored run computes
+  // them once more: the same forces, with the virial).
+  if (barostat_ && energy_step_ != step_) compute_forces(true, ForceStage::again);
   {
     auto t = ctx_.timers().scope("md: integrate", Phase::compute);
+    if (barostat_) barostat_->chain_half_step(0.5 * dt_, step_);
     if (integrator_ == Integrator::nvt) chain_half_step();
+    if (barostat_) couple_barostat(true);
     kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
+    if (barostat_) dilate(0.5 * dt_);
     kmd::verlet_drift(atoms_.x, atoms_.v, dt_, atoms_.nlocal);
+    if (barostat_) {
+      dilate(0.5 * dt_);
+      set_box(box_);
+    }
   }
   ++step_;
   bool need = rebuild_every_ > 0 && (step_ - last_rebuild_step_) >= rebuild_every_;
   if (rebuild_every_ == 0) {
     auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
-    double d2 = kmd::max_displacement_sq(atoms_.x, x_at_build_, atoms_.nlocal);
+    // Displacements relative to the box: the build positions mapped to the current box. A box
+    // that shrank by s brings listed-out pairs (r >= cutoff + skin at the build) closer by
+    // (1 - s)(cutoff + skin), which the skin must also cover.
+    Kokkos::Array<Real, 3> scale{1, 1, 1}, offset{0, 0, 0};
+    double margin = skin_;
+    if (barostat_) {
+      double smallest = 1;
+      for (int d = 0; d < 3; ++d) {
+        scale[d] = box_.length(d) / box_at_build_.length(d);
+        offset[d] = box_.lo[d] - box_at_build_.lo[d] * scale[d];
+        smallest = std::min(smallest, static_cast<double>(scale[d]));
+      }
+      margin -= (1.0 - smallest) * (cutoff_max_ + skin_);
+    }
+    double d2 = kmd::max_displacement_sq(atoms_.x, x_at_build_, atoms_.nlocal, scale, offset);
     MPI_Allreduce(MPI_IN_PLACE, &d2, 1, MPI_DOUBLE, MPI_MAX, ctx_.comm());
     if (!std::isfinite(d2))
       blow_up(fmt::format("largest displacement since the last neighbour-list build {}",
                           std::sqrt(d2)));
-    need = 4.0 * d2 > skin_ * skin_;
+    need = margin <= 0 || 4.0 * d2 > margin * margin;
   }
   if (need) {
     rebuild();
@@ -507,11 +412,13 @@ void MdSolver::step() {
     auto t = ctx_.timers().scope("md: communication", Phase::communication);
     exchange_->update_ghosts(atoms_);
   }
-  compute_forces(energy_wanted_);
+  compute_forces(energy_wanted_ || barostat_);
   energy_wanted_ = false;
   auto t = ctx_.timers().scope("md: integrate", Phase::compute);
   kmd::verlet_kick(atoms_.v, atoms_.f, atoms_.type, masses_, 0.5 * dt_, atoms_.nlocal);
+  if (barostat_) couple_barostat(false);
   if (integrator_ == Integrator::nvt) chain_half_step();
+  if (barostat_) barostat_->chain_half_step(0.5 * dt_, step_);
   if (constraints_ && constraints_->rattle()) {
     // RATTLE (Andersen 1983): the velocities at t + dt satisfy the constraints, then the
     // constraint forces of the next first half kick are solved from them (half a step of force,
@@ -588,7 +495,9 @@ Thermo MdSolver::thermo() {
   th.total = th.kinetic + th.potential;
   th.pressure =
       (2.0 * global[0] + global[2] + tail_virial_ + kspace_.virial) / (3.0 * th.volume) * u.nktv2p;
-  th.conserved = th.total + (integrator_ == Integrator::nvt ? chain_energy() / n : 0.0);
+  th.density = total_mass_ * u.mv2d / th.volume;
+  th.conserved = th.total + (integrator_ == Integrator::nvt ? thermostat_.energy() / n : 0.0) +
+                 (barostat_ ? barostat_->energy(th.volume) / n : 0.0);
   return th;
 }
 

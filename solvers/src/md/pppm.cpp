@@ -177,69 +177,60 @@ double Pppm::real_estimate() const {
 }
 
 void Pppm::tabulate_influence() {
-  // G(k) = 4 pi / k^2 sum_m U^2(q_m) (k . q_m / q_m^2) exp(-q_m^2 / 4g^2) / (sum_m U^2(q_m))^2,
-  // q_m = k + 2 pi m / h, U(q) = prod_d sinc(q_d h_d / 2)^P: the optimal influence function of
-  // ik differentiation (Hockney and Eastwood, eq. 8-22). Aliases |m_d| <= 2 in the numerator;
-  // the denominator is separable and summed to |m_d| <= 10.
+  // Per axis and spectral index: k, the aliases' q, U^2(q) = sinc(q h / 2)^2P and
+  // exp(-q^2 / 4g^2) for |m| <= kPppmAlias, and the denominator's sum of U^2 to |m| <= 10; the
+  // kernel combines them (kmd::optimal_influence).
+  constexpr int kAlias = kmd::kPppmAlias, kAliasDenominator = 10;
   const auto& sb = fft_->spectral_block();
   const auto ext = sb.extent;
-  influence_ = Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>("md::pppm_influence",
-                                                                         ext[2], ext[1], ext[0]);
-  auto g = Kokkos::create_mirror_view(influence_);
-  std::array<std::vector<double>, 3> kv;
+  if (influence_.extent(0) == 0)
+    influence_ = Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>("md::pppm_influence",
+                                                                           ext[2], ext[1], ext[0]);
+  const double inv4g2 = 0.25 / (g_ * g_);
+  kmd::AliasTable q[3], u2[3], ex[3];
+  kmd::AxisTable den[3];
   for (int d = 0; d < 3; ++d) {
-    k_[d] = Kokkos::View<double*, DevMemSpace>("md::pppm_k", ext[d]);
-    auto h = Kokkos::create_mirror_view(k_[d]);
-    kv[d].resize(static_cast<std::size_t>(ext[d]));
+    if (k_[d].extent(0) == 0) k_[d] = kmd::AxisTable("md::pppm_k", ext[d]);
+    q[d] = kmd::AliasTable("md::pppm_alias_q", ext[d]);
+    u2[d] = kmd::AliasTable("md::pppm_alias_u2", ext[d]);
+    ex[d] = kmd::AliasTable("md::pppm_alias_exp", ext[d]);
+    den[d] = kmd::AxisTable("md::pppm_denominator", ext[d]);
+    auto hk = Kokkos::create_mirror_view(k_[d]);
+    auto hq = Kokkos::create_mirror_view(q[d]);
+    auto hu = Kokkos::create_mirror_view(u2[d]);
+    auto he = Kokkos::create_mirror_view(ex[d]);
+    auto hd = Kokkos::create_mirror_view(den[d]);
+    const double h = length_[d] / n_[d];
     for (std::int64_t i = 0; i < ext[d]; ++i) {
       const std::int64_t global = sb.begin[d] + i;
       // kz runs over 0 .. Nz/2 (the r2c half), the others in FFT order.
       const int f = d == 2 ? static_cast<int>(global) : frequency(global, n_[d]);
-      kv[d][static_cast<std::size_t>(i)] = 2.0 * kPi * f / length_[d];
-      h(i) = kv[d][static_cast<std::size_t>(i)];
-    }
-    Kokkos::deep_copy(k_[d], h);
-  }
-  constexpr int kAlias = 2, kAliasDenominator = 10;
-  const double inv4g2 = 0.25 / (g_ * g_);
-  // Per axis and index: the aliased sums of U^2 (denominator) and, per alias, q, U^2, exp.
-  for (std::int64_t c = 0; c < ext[2]; ++c)
-    for (std::int64_t b = 0; b < ext[1]; ++b)
-      for (std::int64_t a = 0; a < ext[0]; ++a) {
-        const double k[3] = {kv[0][static_cast<std::size_t>(a)], kv[1][static_cast<std::size_t>(b)],
-                             kv[2][static_cast<std::size_t>(c)]};
-        const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
-        if (k2 == 0) {
-          g(c, b, a) = 0;
-          continue;
-        }
-        double denominator = 1;
-        double q[3][2 * kAlias + 1], u2[3][2 * kAlias + 1], ex[3][2 * kAlias + 1];
-        for (int d = 0; d < 3; ++d) {
-          const double h = length_[d] / n_[d];
-          double s = 0;
-          for (int m = -kAliasDenominator; m <= kAliasDenominator; ++m)
-            s += std::pow(sinc(0.5 * (k[d] + 2.0 * kPi * m / h) * h), 2 * order_);
-          denominator *= s;
-          for (int m = -kAlias; m <= kAlias; ++m) {
-            const double qm = k[d] + 2.0 * kPi * m / h;
-            q[d][m + kAlias] = qm;
-            u2[d][m + kAlias] = std::pow(sinc(0.5 * qm * h), 2 * order_);
-            ex[d][m + kAlias] = std::exp(-inv4g2 * qm * qm);
-          }
-        }
-        double numerator = 0;
-        for (int i = 0; i <= 2 * kAlias; ++i)
-          for (int j = 0; j <= 2 * kAlias; ++j)
-            for (int l = 0; l <= 2 * kAlias; ++l) {
-              const double q2 = q[0][i] * q[0][i] + q[1][j] * q[1][j] + q[2][l] * q[2][l];
-              const double dot = k[0] * q[0][i] + k[1] * q[1][j] + k[2] * q[2][l];
-              numerator +=
-                  u2[0][i] * u2[1][j] * u2[2][l] * ex[0][i] * ex[1][j] * ex[2][l] * dot / q2;
-            }
-        g(c, b, a) = 4.0 * kPi / k2 * numerator / (denominator * denominator);
+      const double k = 2.0 * kPi * f / length_[d];
+      hk(i) = k;
+      double s = 0;
+      for (int m = -kAliasDenominator; m <= kAliasDenominator; ++m)
+        s += std::pow(sinc(0.5 * (k + 2.0 * kPi * m / h) * h), 2 * order_);
+      hd(i) = s;
+      for (int m = -kAlias; m <= kAlias; ++m) {
+        const double qm = k + 2.0 * kPi * m / h;
+        hq(i, m + kAlias) = qm;
+        hu(i, m + kAlias) = std::pow(sinc(0.5 * qm * h), 2 * order_);
+        he(i, m + kAlias) = std::exp(-inv4g2 * qm * qm);
       }
-  Kokkos::deep_copy(influence_, g);
+    }
+    Kokkos::deep_copy(k_[d], hk);
+    Kokkos::deep_copy(q[d], hq);
+    Kokkos::deep_copy(u2[d], hu);
+    Kokkos::deep_copy(ex[d], he);
+    Kokkos::deep_copy(den[d], hd);
+  }
+  kmd::optimal_influence(k_, q, u2, ex, den, influence_);
+}
+
+void Pppm::set_box(const Box& box) {
+  for (int d = 0; d < 3; ++d) length_[d] = box.length(d);
+  volume_ = length_[0] * length_[1] * length_[2];
+  tabulate_influence();
 }
 
 std::string Pppm::describe() const {
@@ -270,7 +261,6 @@ void copy_block(const kmd::Grid3& global, const kmd::Grid3& block, std::array<st
 }
 
 using Spectrum = Kokkos::View<Kokkos::complex<double>***, Kokkos::LayoutRight, DevMemSpace>;
-
 
 kmd::SpectralSums spectral_sums(
     const Spectrum& f, const Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>& influence,

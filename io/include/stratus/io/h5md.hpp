@@ -95,6 +95,10 @@ class H5mdWriter {
   /// readable.
   void append(std::int64_t step, double time, const H5mdRows& rows, int nlocal);
 
+  /// The box edges of the frames appended from now on (a box that changes: NPT). Throws
+  /// RuntimeError for an edge that is not positive and finite.
+  void set_edges(const std::array<double, 3>& edges);
+
   /// Flushes and closes (collective); a second close() does nothing, append() afterwards
   /// throws RuntimeError. Called by the destructor if not done before.
   void close();

@@ -77,6 +77,25 @@ inline void scale_velocities(const Vectors& v, Real factor, int n) {
       });
 }
 
+/// v_d *= factor_d, per axis (a barostat's coupling to the velocities).
+inline void scale_velocities(const Vectors& v, Kokkos::Array<Real, 3> factor, int n) {
+  Kokkos::parallel_for(
+      "md::scale_velocities_axes", Kokkos::RangePolicy<DevExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) v(i, d) *= factor[d];
+      });
+}
+
+/// x_d = origin_d + (x_d - origin_d) factor_d: an affine dilation of positions [0, n) (a box
+/// that scales about its corner `origin`).
+inline void dilate_positions(const Vectors& x, Kokkos::Array<Real, 3> origin,
+                             Kokkos::Array<Real, 3> factor, int n) {
+  Kokkos::parallel_for(
+      "md::dilate_positions", Kokkos::RangePolicy<DevExecSpace>(0, n), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) x(i, d) = origin[d] + (x(i, d) - origin[d]) * factor[d];
+      });
+}
+
 /// v += dv (e.g. dv = -P / M removes the centre-of-mass motion).
 inline void shift_velocities(const Vectors& v, Kokkos::Array<Real, 3> dv, int n) {
   Kokkos::parallel_for(

@@ -317,14 +317,19 @@ inline void fill_half_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
 }
 
 /// Largest squared displacement of atoms [0, nlocal) since x_at_build was taken (0 if none).
-inline Real max_displacement_sq(const Vectors& x, const Vectors& x_at_build, int nlocal) {
+/// With a box that changed since then, the build positions are first mapped affinely to the
+/// current box (x_at_build * scale + offset), so that only the motion relative to the box
+/// counts.
+inline Real max_displacement_sq(const Vectors& x, const Vectors& x_at_build, int nlocal,
+                                Kokkos::Array<Real, 3> scale = {1, 1, 1},
+                                Kokkos::Array<Real, 3> offset = {0, 0, 0}) {
   Real m = 0;
   Kokkos::parallel_reduce(
       "md::max_displacement_sq", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, Real& acc) {
         Real r2 = 0;
         for (int d = 0; d < 3; ++d) {
-          const Real dd = x(i, d) - x_at_build(i, d);
+          const Real dd = x(i, d) - (x_at_build(i, d) * scale[d] + offset[d]);
           r2 += dd * dd;
         }
         if (r2 > acc) acc = r2;

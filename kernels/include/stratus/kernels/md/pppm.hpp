@@ -37,6 +37,54 @@ struct SpectralSums {
   }
 };
 
+/// Aliases |m| <= kPppmAlias per axis in the numerator of the optimal influence function.
+inline constexpr int kPppmAlias = 2;
+/// Per axis: a value per spectral index and alias (q = k + 2 pi m / h, U^2(q), exp(-q^2/4g^2)).
+using AliasTable = Kokkos::View<double * [2 * kPppmAlias + 1], Kokkos::LayoutRight, DevMemSpace>;
+using AxisTable = Kokkos::View<double*, DevMemSpace>;
+
+/// The optimal influence function of ik differentiation (Hockney and Eastwood, eq. 8-22) on a
+/// spectral block [kz][ky][kx] from per-axis tables: G(k) = 4 pi / k^2 sum_m U^2(q_m)
+/// (k . q_m / q_m^2) exp(-q_m^2 / 4g^2) / (prod_d den_d)^2, q_m = k + 2 pi m / h, with den_d =
+/// sum_m U^2 of axis d (the denominator is separable). G(0) = 0.
+inline void optimal_influence(const AxisTable (&k)[3], const AliasTable (&q)[3],
+                              const AliasTable (&u2)[3], const AliasTable (&ex)[3],
+                              const AxisTable (&den)[3],
+                              const Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>& g) {
+  const AxisTable kx = k[0], ky = k[1], kz = k[2];
+  const AliasTable qx = q[0], qy = q[1], qz = q[2], ux = u2[0], uy = u2[1], uz = u2[2], ex_ = ex[0],
+                   ey = ex[1], ez = ex[2];
+  const AxisTable dx = den[0], dy = den[1], dz = den[2];
+  constexpr double kFourPi = 12.566370614359172953850573533118;
+  constexpr int na = 2 * kPppmAlias + 1;
+  Kokkos::parallel_for(
+      "md::pppm_influence",
+      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
+          {0, 0, 0},
+          {static_cast<std::int64_t>(g.extent(0)), static_cast<std::int64_t>(g.extent(1)),
+           static_cast<std::int64_t>(g.extent(2))}),
+      KOKKOS_LAMBDA(const std::int64_t c, const std::int64_t b, const std::int64_t a) {
+        const double k0 = kx(a), k1 = ky(b), k2 = kz(c);
+        const double ksq = k0 * k0 + k1 * k1 + k2 * k2;
+        if (ksq == 0) {
+          g(c, b, a) = 0;
+          return;
+        }
+        double numerator = 0;
+        for (int i = 0; i < na; ++i)
+          for (int j = 0; j < na; ++j)
+            for (int l = 0; l < na; ++l) {
+              const double q0 = qx(a, i), q1 = qy(b, j), q2 = qz(c, l);
+              const double qsq = q0 * q0 + q1 * q1 + q2 * q2;
+              const double dot = k0 * q0 + k1 * q1 + k2 * q2;
+              numerator +=
+                  ux(a, i) * uy(b, j) * uz(c, l) * ex_(a, i) * ey(b, j) * ez(c, l) * dot / qsq;
+            }
+        const double denominator = dx(a) * dy(b) * dz(c);
+        g(c, b, a) = kFourPi / ksq * numerator / (denominator * denominator);
+      });
+}
+
 /// B-spline weights of order P for a point at grid coordinate u (position / h): the grid points
 /// m = first - j (j = 0 .. P-1) get w[j] = M_P(u + P/2 - m), M_P the cardinal B-spline on
 /// [0, P] (Essmann et al., J. Chem. Phys. 103 (1995) 8577, eq. 4.1 recursion). Sum of w = 1.

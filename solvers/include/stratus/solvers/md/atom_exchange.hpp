@@ -78,6 +78,12 @@ class AtomExchange {
   /// reverse_forces for another per-atom array of 3 values (constraint forces).
   void reverse_rows(const AtomData& atoms, const kernels::md::Vectors& rows);
 
+  /// A new global box (a barostat's step): the subdomains rescale with it and the ghosts'
+  /// periodic shifts take its lengths, so that update_ghosts places the ghosts of the current
+  /// plan in the new box. Throws InputError, as the constructor does, when a subdomain would be
+  /// narrower than the ghost cutoff.
+  void set_box(const Box& global);
+
   /// Number of ghosts of the current plan (0 before build_ghosts).
   [[nodiscard]] int ghost_count() const noexcept { return planned_nghost_; }
   /// Bytes this rank sends through MPI per update_ghosts (device copies to itself excluded).
@@ -112,6 +118,12 @@ class AtomExchange {
   std::array<AxisPlan, 3> plan_;
   ColumnExchange ghost_columns_;  // what a new ghost gets besides its position
 
+  // InputError for a box that is not finite and positive or whose subdomains are narrower than
+  // the ghost cutoff along an axis that exchanges ghosts.
+  void check_box(const Box& global) const;
+  // The shifts of ghosts sent to the low and the high neighbour along `axis`: +-length across
+  // a periodic boundary, else 0.
+  [[nodiscard]] std::array<Real, 2> periodic_shift(int axis) const;
   // Sends the rows (positions: shifted) of axis `axis` of the plan into the ghosts' rows.
   void exchange_positions(const kernels::md::Vectors& x, int axis, bool shift);
   // Sends the ghosts' rows of axis `axis` back and adds them to the atoms they copy.

@@ -119,6 +119,13 @@ struct MdConfig {
     std::uint64_t seed = 0;  ///< Langevin noise
   } integrator;
 
+  /// [md.barostat] (NPT).
+  struct Barostat {
+    enum class Style { none, iso, aniso } style = Style::none;
+    double pressure = 0;  ///< in md.units's pressure
+    double damping = 0;
+    int chain = 3;
+  } barostat;
   std::int64_t thermo_every = 0;
   std::int64_t trajectory_every = 0;
   io::OutputPaths output;

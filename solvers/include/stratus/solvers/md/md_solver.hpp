@@ -10,11 +10,13 @@
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
 #include "stratus/solvers/md/atoms.hpp"
+#include "stratus/solvers/md/barostat.hpp"
 #include "stratus/solvers/md/cluster_builder.hpp"
 #include "stratus/solvers/md/constraints.hpp"
 #include "stratus/solvers/md/lj_tables.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 #include "stratus/solvers/md/neighbor_builder.hpp"
+#include "stratus/solvers/md/nose_hoover.hpp"
 #include "stratus/solvers/md/pppm.hpp"
 #include "stratus/solvers/md/topology.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -37,6 +39,7 @@ struct Thermo {
   double total = 0;      ///< per atom
   double pressure = 0;
   double volume = 0;
+  double density = 0;  ///< mass / volume in md.units's density (g/cm^3 for real and metal)
   /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
   /// + dof kT xi_1 + sum_{k>=2} kT xi_k), the total energy per atom for nve and langevin.
   double conserved = 0;
@@ -148,9 +151,27 @@ class MdSolver : public Solver {
   [[nodiscard]] double kinetic_energy_exact() const;
   /// Half-step (dt/2) update of the Nose-Hoover chain; scales the velocities. Collective.
   void chain_half_step();
-  /// Thermostat energy of the chain (global, replicated): sum_k Q_k v_k^2 / 2 + dof kT xi_1 +
-  /// sum_{k>=2} kT xi_k.
-  [[nodiscard]] double chain_energy() const;
+  // NPT (md_npt.cpp).
+  /// The barostat (md.barostat) and the total mass (the thermo's density). Collective.
+  void setup_barostat();
+  /// The barostat's half-step coupling to the atoms: the first half kicks the strain rates with
+  /// the pressure of the last forces, then scales the velocities; the second scales, then
+  /// kicks. Collective.
+  void couple_barostat(bool first_half);
+  /// Scales the box (about its lower corner) and the owned atoms' positions by the barostat's
+  /// factors over `dt` (set_box must follow before the atoms meet their ghosts again).
+  void dilate(double dt);
+  /// Takes `box` as the box: the decomposition, the ghosts' shifts, PPPM and the tail
+  /// correction follow it. RuntimeError naming the step when the subdomains become narrower
+  /// than the ghost cutoff. Collective.
+  void set_box(const Box& box);
+  /// Copies box_ and box_at_build_ into the vectors a checkpoint holds.
+  void sync_box_state();
+  /// sum m v_a^2 per axis over every rank, order-independent. Collective.
+  [[nodiscard]] std::array<double, 3> kinetic_tensor_exact() const;
+  /// The virial's diagonal W_aa of the last force computation with energy, over every rank
+  /// (pair, bonded, special pairs, constraints, tail, k-space). Collective.
+  [[nodiscard]] std::array<double, 3> global_virial_tensor();
 
   Context& ctx_;
   MdConfig config_;
@@ -176,9 +197,14 @@ class MdSolver : public Solver {
   Integrator integrator_ = Integrator::nve;
   double target_kt_ = 0, gamma_ = 0;  ///< k_B T of the thermostat (energy), 1 / damping
   std::uint64_t langevin_seed_ = 0;
-  // Nose-Hoover chain (nvt): positions xi_k, velocities v_xi_k and masses Q_k, replicated on
-  // every rank (they depend only on global sums).
-  std::vector<double> chain_xi_, chain_v_, chain_q_;
+  // Nose-Hoover chain (nvt), replicated on every rank (it depends only on global sums).
+  NoseHooverChain thermostat_;
+  std::unique_ptr<Barostat> barostat_;  ///< md.barostat (NPT)
+  Box box_at_build_;                    ///< the box at the last neighbour-list build
+  /// box_ and box_at_build_ as a checkpoint holds them (NPT): lo, hi of each.
+  std::vector<double> box_lo_state_, box_hi_state_, build_lo_state_, build_hi_state_;
+  double total_mass_ = 0;                                   ///< global, in md.masses's unit
+  double tail_energy_volume_ = 0, tail_virial_volume_ = 0;  ///< tail_energy_ V, tail_virial_ V
   double dof_ = 0;
   double tail_energy_ = 0, tail_virial_ = 0;     // global totals
   double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation

@@ -68,6 +68,11 @@ class Pppm {
   /// One line for the log.
   [[nodiscard]] std::string describe() const;
 
+  /// A new box of the same grid and g_ewald (a barostat's step): the spacing, the wavevectors
+  /// and the influence function follow it (as LAMMPS's PPPM does under fix npt; the error
+  /// estimates stay those of the box at setup).
+  void set_box(const Box& box);
+
   struct Result {
     double energy = 0;  ///< global: reciprocal + self + neutralising background
     double virial = 0;  ///< global trace of the virial, W = sum r . f convention
@@ -98,7 +103,7 @@ class Pppm {
   Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace> influence_;  ///< G(k), spectral block
   /// Wavevector components of the spectral block's indices along x, y, z (FFT order; the
   /// Nyquist index as -N/2).
-  std::array<Kokkos::View<double*, DevMemSpace>, 3> k_;
+  kernels::md::AxisTable k_[3];
 };
 
 }  // namespace stratus::md

@@ -26,9 +26,10 @@ struct Units {
   double mvv2e = 1;   ///< mass * velocity^2 to energy
   double nktv2p = 1;  ///< energy / volume to pressure
   double qqr2e = 1;   ///< q_i q_j / r to energy (Coulomb's constant, dielectric 1)
+  double mv2d = 1;    ///< mass / volume to density (g/mol / Angstrom^3 to g/cm^3: 1 / 0.6022...)
   // Names, for logs, thermo headers and deck documentation.
   const char *length = "", *time = "", *energy = "", *mass = "", *temperature = "", *pressure = "",
-             *charge = "";
+             *charge = "", *density = "";
   // H5MD unit strings (the H5MD units module; "sigma" and "tau" go to reduced_unit attributes).
   const char *h5md_length = "", *h5md_time = "";
 
