@@ -17,7 +17,11 @@ Barostat::Barostat(const BarostatSettings& settings, double volume)
       volume0(volume),
       settings_(settings),
       mass_(static_cast<double>(settings.natoms + 1) * settings.kt * settings.period *
-            settings.period) {}
+            settings.period) {
+  // Every link of the cell's chain weighs kT tau_p^2, the first too (as LAMMPS's fix npt
+  // takes it, so that both codes run the same equations); its target is dof kT.
+  if (!chain.q.empty()) chain.q[0] = settings.kt * settings.period * settings.period;
+}
 
 double Barostat::cell_k2() const {
   double k2 = 0;
