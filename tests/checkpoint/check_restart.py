@@ -5,7 +5,7 @@ and fails with a message that says what went wrong.
 
   check_restart.py SCENARIO --stratus BIN --mpiexec MPIEXEC --work DIR [--preflags "..."]
 
-Scenarios: bitwise-md, bitwise-md-mixed, bitwise-md-molecules, bitwise-md-water, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
+Scenarios: bitwise-md, bitwise-md-mixed, bitwise-md-molecules, bitwise-md-water, bitwise-md-npt, bitwise-heat, bitwise-spectral, bitwise-euler, elastic, elastic-spectral,
 elastic-euler, euler-positivity, torture, damage, signal, walltime, diskfull, legacy
 (the run-ownership and launcher scenarios are in check_launch.py).
 Run with Debian's /usr/bin/python3 (h5py).
@@ -158,6 +158,26 @@ def scenario_bitwise_md(r, ranks, extra=(), tag="", deck=MD_DECK, name="lj_small
         check(np.array_equal(ref[s], frames[s]), f"trajectory frame {s} differs")
     print(f"thermo CSV identical ({len(b)} rows, each step once); trajectory: {len(frames)} frames "
           f"over the parts, each once, bitwise identical")
+
+
+def scenario_bitwise_md_npt(r, ranks):
+    extra = [f'--set=md.read_data.file="{os.path.abspath(WATER_DATA)}"',
+             '--set=md.integrator.style="nvt"', "--set=md.integrator.temperature=300",
+             "--set=md.integrator.damping=100", '--set=md.barostat.style="aniso"',
+             "--set=md.barostat.pressure=1", "--set=md.barostat.damping=1000"]
+    scenario_bitwise_md(r, ranks, extra, "-npt", WATER_DECK, "water_small")
+    base = os.path.join(r.work, f"bitwise-water_small-npt-np{ranks}")
+    a, b = (ckpt_path(os.path.join(base, d), "water_small", 300) for d in ("straight", "split"))
+    names = same_datasets(a, b, "/state")
+    with h5py.File(a, "r") as h:
+        lo, hi = h["state/box_lo"][()], h["state/box_hi"][()]
+    with open(WATER_DATA) as f:
+        start = [float(line.split()[1]) - float(line.split()[0])
+                 for line in f if line.split()[2:3] in (["xlo"], ["ylo"], ["zlo"])]
+    check(all(abs(x - x0) > 1e-3 * x0 for x, x0 in zip(hi - lo, start)),
+          f"the barostat did not move every edge: {hi - lo} from {start}")
+    print(f"NPT state bitwise identical ({', '.join(names)}); box at step 300: "
+          f"{' x '.join(f'{x:.6f}' for x in hi - lo)}")
 
 
 def scenario_bitwise_heat(r, ranks):
@@ -700,6 +720,10 @@ def main():
         "bitwise-md-water": lambda: scenario_bitwise_md(
             r, args.ranks, [f'--set=md.read_data.file="{os.path.abspath(WATER_DATA)}"'], "",
             WATER_DECK, "water_small"),
+        # NPT on the rigid water (anisotropic MTK barostat, SHAKE, PPPM): the box, the box of
+        # the last list build and the barostat's state travel in /state; the ghosts and lists
+        # are rebuilt in the build's box, then the current box is taken.
+        "bitwise-md-npt": lambda: scenario_bitwise_md_npt(r, args.ranks),
         "bitwise-heat": lambda: scenario_bitwise_heat(r, args.ranks),
         "bitwise-spectral": lambda: scenario_bitwise_spectral(r, args.ranks, args.decomposition),
         "elastic": lambda: scenario_elastic(r),
