@@ -12,6 +12,8 @@
 // differs by round-off from the uninterrupted run.
 #include "stratus/solvers/md/md_solver.hpp"
 
+#include "stratus/core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,6 +96,17 @@ io::ParticleColumns MdSolver::checkpoint_rows() const {
 }
 
 void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols) {
+  // Each column as wide as this run declares it (an older format, such as the constraint virial
+  // before it held the tensor's diagonal, is refused rather than misread).
+  for (const ParticleColumn* c : checkpoint_columns()) {
+    const int ncomp =
+        c->kind() == ColumnKind::real ? cols.real(c->name()).ncomp : cols.integer(c->name()).ncomp;
+    if (ncomp != c->components())
+      throw InputError(fmt::format(
+          "{}: /particles/{} holds {} value(s) per atom, this version of Stratus {}: the "
+          "checkpoint was written by another version; start the run again from its input",
+          in.path(), c->name(), ncomp, c->components()));
+  }
   const auto grid = in.ints("process_grid");
   const auto& dims = decomposition_->dims();
   const bool same_layout = grid == std::vector<std::int64_t>{dims[0], dims[1], dims[2]} &&

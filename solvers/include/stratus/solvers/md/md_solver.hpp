@@ -19,6 +19,7 @@
 #include "stratus/solvers/md/topology.hpp"
 #include "stratus/solvers/solver.hpp"
 
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -35,7 +36,10 @@ struct Thermo {
   double kinetic = 0;    ///< per atom
   double potential = 0;  ///< per atom (with the tail correction when enabled)
   double total = 0;      ///< per atom
-  double pressure = 0;
+  double pressure = 0;   ///< (pxx + pyy + pzz) / 3
+  /// The pressure tensor's diagonal, P_aa = (2 KE_aa + W_aa) / V (KE_aa = sum 1/2 m v_a^2, W_aa
+  /// the virial tensor's diagonal, tail correction W_tail / 3 on each), in md.units's pressure.
+  double pxx = 0, pyy = 0, pzz = 0;
   double volume = 0;
   /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
   /// + dof kT xi_1 + sum_{k>=2} kT xi_k), the total energy per atom for nve and langevin.
@@ -146,6 +150,11 @@ class MdSolver : public Solver {
   void write_frame();
   /// Global kinetic energy summed in fixed point: the same bits at any rank count.
   [[nodiscard]] double kinetic_energy_exact() const;
+  /// The global virial tensor's diagonal (W_xx, W_yy, W_zz; W_aa = sum r_a f_a, the scalar virial
+  /// is their sum) of the last force computation with energy: pair, bonded terms and special
+  /// pairs, the constraints' last SHAKE solve, the tail correction (W_tail / 3 on each, it is
+  /// isotropic) and k-space. Collective.
+  [[nodiscard]] std::array<double, 3> global_virial_tensor() const;
   /// Half-step (dt/2) update of the Nose-Hoover chain; scales the velocities. Collective.
   void chain_half_step();
   /// Thermostat energy of the chain (global, replicated): sum_k Q_k v_k^2 / 2 + dof kT xi_1 +
@@ -180,9 +189,12 @@ class MdSolver : public Solver {
   // every rank (they depend only on global sums).
   std::vector<double> chain_xi_, chain_v_, chain_q_;
   double dof_ = 0;
-  double tail_energy_ = 0, tail_virial_ = 0;     // global totals
-  double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
-  double pair_coul_ = 0;                         // its Coulomb energy (charged styles)
+  double tail_energy_ = 0, tail_virial_ = 0;  // global totals (tail_virial_: the trace)
+  // Local sums of the last force computation with energy: energy, the virial tensor's diagonal
+  // and the Coulomb energy (charged styles).
+  double pair_energy_ = 0;
+  std::array<double, 3> pair_virial_{0, 0, 0};
+  double pair_coul_ = 0;
   std::unique_ptr<Pppm> pppm_;                   // md.kspace.style = pppm
   Pppm::Result kspace_;                          // global, of the last computation with energy
   std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file
