@@ -1,10 +1,12 @@
 // Bonded styles (kernels/md/bonded.hpp): each term's force against the central finite difference
 // of its energy, forces summing to zero (translation) with zero torque (rotation), energies at
-// geometries whose angles are known, and the generic kernel's sums over a list with shared atoms.
+// geometries whose angles are known, the virial tensor's diagonal (sum_a x_a f_a per axis) and
+// its strain derivative, and the generic kernel's sums over a list with shared atoms.
 #include "stratus/kernels/md/bonded.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -26,10 +28,10 @@ TypeCoeffs coeffs(const std::vector<double>& values) {
   return c;
 }
 
-/// Energy and forces of one term at positions x, evaluated on the device.
+/// Energy, forces and virial of one term at positions x, evaluated on the device.
 template <int N, class Style>
-double evaluate(const Style& style, const std::array<std::array<double, 3>, N>& x,
-                std::array<std::array<double, 3>, N>* forces = nullptr) {
+BondedSums run_term(const Style& style, const std::array<std::array<double, 3>, N>& x,
+                    std::array<std::array<double, 3>, N>* forces = nullptr) {
   Vectors xv("test::x", N), fv("test::f", N);
   TermList<N> list("test::terms", 1);
   auto hx = Kokkos::create_mirror_view(xv);
@@ -46,12 +48,52 @@ double evaluate(const Style& style, const std::array<std::array<double, 3>, N>& 
     auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fv);
     for (int a = 0; a < N; ++a)
       for (int d = 0; d < 3; ++d) (*forces)[a][d] = hf(a, d);
-    double w = 0;
-    for (int a = 0; a < N; ++a)
-      for (int d = 0; d < 3; ++d) w += x[a][d] * hf(a, d);
-    EXPECT_NEAR(s.virial, w, 1e-12 * (1 + std::abs(w)));
+    for (int d = 0; d < 3; ++d) {
+      double w = 0;  // W_dd = sum_a x_a,d f_a,d
+      for (int a = 0; a < N; ++a) w += x[a][d] * hf(a, d);
+      EXPECT_NEAR(s.virial[d], w, 1e-12 * (1 + std::abs(w)));
+    }
   }
-  return s.energy;
+  return s;
+}
+
+/// Energy and forces of one term at positions x, evaluated on the device.
+template <int N, class Style>
+double evaluate(const Style& style, const std::array<std::array<double, 3>, N>& x,
+                std::array<std::array<double, 3>, N>* forces = nullptr) {
+  return run_term<N>(style, x, forces).energy;
+}
+
+/// The virial tensor's diagonal against the strain derivative, at 10 random geometries near
+/// x0 (moved away from the origin, where x_a f_a would vanish): every atom's coordinate d scaled
+/// by 1 + e, W_dd = -dE/de at e = 0 (E depends on the atoms' differences only, whose d
+/// components all scale by 1 + e). Central difference with e = 1e-5: its truncation (e^2 / 6
+/// times the third derivative) and round-off (1e-16 E / e) are both below 1e-9 of the term's
+/// scale here; the tolerance is 1e-7 of the largest component (or of 1).
+template <int N, class Style>
+void check_strain(const Style& style, const std::array<std::array<double, 3>, N>& x0,
+                  std::uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> jitter(-0.3, 0.3);
+  constexpr double e = 1e-5;
+  for (int trial = 0; trial < 10; ++trial) {
+    auto x = x0;
+    for (auto& p : x)
+      for (double& c : p) c += jitter(gen) + 2.0;
+    std::array<std::array<double, 3>, N> f{};
+    const BondedSums s = run_term<N>(style, x, &f);
+    const double largest =
+        std::max({std::abs(s.virial[0]), std::abs(s.virial[1]), std::abs(s.virial[2]), 1.0});
+    for (int d = 0; d < 3; ++d) {
+      auto xp = x, xm = x;
+      for (int a = 0; a < N; ++a) {
+        xp[a][d] *= 1 + e;
+        xm[a][d] *= 1 - e;
+      }
+      const double derivative = -(evaluate<N>(style, xp) - evaluate<N>(style, xm)) / (2 * e);
+      EXPECT_NEAR(s.virial[d], derivative, 1e-7 * largest) << "trial " << trial << " axis " << d;
+    }
+  }
 }
 
 /// Forces against -dE/dx by central differences (h = 1e-6, relative 1e-6 of the largest force),
@@ -152,6 +194,16 @@ TEST(MdBonded, DihedralAndImproperForces) {
   check_forces<4>(DihedralOpls{coeffs({1.411, -0.271, 3.145, 0.2})}, chain(-50 * kDeg), 6);
   check_forces<4>(ImproperHarmonic{coeffs({40.0, 0.0})}, chain(20 * kDeg), 7);
   check_forces<4>(ImproperHarmonic{coeffs({40.0, 35 * kDeg})}, chain(-60 * kDeg), 8);
+}
+
+// Each style's virial tensor (diagonal) is the strain derivative of its energy.
+TEST(MdBonded, VirialTensorIsTheStrainDerivative) {
+  check_strain<2>(BondHarmonic{coeffs({450.0, 1.54})}, X2{{{0, 0, 0}, {1.2, 0.6, -0.4}}}, 11);
+  check_strain<3>(AngleHarmonic{coeffs({62.1, 114.0 * kDeg})},
+                  X3{{{1.3, 0.2, 0}, {0, 0, 0}, {-0.5, 1.4, 0.3}}}, 12);
+  check_strain<4>(DihedralCharmm{coeffs({0.9, 2.0, 30 * kDeg})}, chain(-140 * kDeg), 13);
+  check_strain<4>(DihedralOpls{coeffs({1.411, -0.271, 3.145, 0.2})}, chain(170 * kDeg), 14);
+  check_strain<4>(ImproperHarmonic{coeffs({40.0, 35 * kDeg})}, chain(-60 * kDeg), 15);
 }
 
 // Near-planar and straight geometries stay finite (atan2 form of phi; the angle's floor on sin).

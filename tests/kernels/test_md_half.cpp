@@ -139,15 +139,18 @@ void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
     for (int d = 0; d < 3; ++d)
       ASSERT_NEAR(hh[i][d], hf[i][d], 1e-12 * fmax) << "atom " << i << " dim " << d;
   EXPECT_NEAR(rh.energy, rf.energy, 1e-12 * std::fabs(rf.energy));
-  EXPECT_NEAR(rh.virial, rf.virial, 1e-12 * std::fabs(rf.virial));
+  for (int d = 0; d < 3; ++d)
+    EXPECT_NEAR(rh.virial[d], rf.virial[d], 1e-12 * std::fabs(rf.virial[d])) << "W_aa, a = " << d;
   EXPECT_EQ(to_host(ff0, a.nlocal), hf);  // forces only: bitwise identical
   const auto hh0 = fold_ghosts(a, fh0);
   for (int i = 0; i < a.nlocal; ++i)
     for (int d = 0; d < 3; ++d) ASSERT_NEAR(hh0[i][d], hh[i][d], 1e-12 * fmax);
   EXPECT_EQ(rf0.energy, 0);
-  EXPECT_EQ(rf0.virial, 0);
   EXPECT_EQ(rh0.energy, 0);
-  EXPECT_EQ(rh0.virial, 0);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(rf0.virial[d], 0);
+    EXPECT_EQ(rh0.virial[d], 0);
+  }
   // Every pair adds f_ij to one row and -f_ij to another: all rows, ghosts included, sum to 0.
   const auto rows = to_host(fh, a.nall());
   for (int d = 0; d < 3; ++d) {
@@ -227,7 +230,7 @@ TEST(MdHalf, OneTypeFastPathMatchesTables) {
   const PairResult r2 = compute_pair_forces(two, x, type, a.nlocal, full, f2);
   EXPECT_EQ(to_host(f1, a.nlocal), to_host(f2, a.nlocal));
   EXPECT_EQ(r1.energy, r2.energy);
-  EXPECT_EQ(r1.virial, r2.virial);
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(r1.virial[d], r2.virial[d]);
 }
 
 // The two forms of a row (batched on host threads, one neighbour at a time on GPUs) do the same
@@ -245,8 +248,9 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   const auto entries = list.entries;
   const int nlocal = a.nlocal;
   Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall());
-  Kokkos::View<Real* [4], DevMemSpace> sums("sums", a.nall());  // fx, fy, fz, e + w per form
-  Kokkos::View<Real* [4], DevMemSpace> sums_one("sums_one", a.nall());
+  // fx, fy, fz, e, W_xx, W_yy, W_zz per form
+  Kokkos::View<Real* [7], DevMemSpace> sums("sums", a.nall());
+  Kokkos::View<Real* [7], DevMemSpace> sums_one("sums_one", a.nall());
   Kokkos::parallel_for(
       "test::row_forms", Kokkos::RangePolicy<DevExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
         for (int i = 0; i < nlocal; ++i) {
@@ -254,9 +258,9 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
                                                                          i, count(i), entries, fb);
           const detail::RowSums o =
               detail::pair_row<true, true>(pair, x, type, Charges(), i, count(i), entries, fo);
-          const Real vb[4] = {b.fx, b.fy, b.fz, b.energy + 3 * b.virial};
-          const Real vo[4] = {o.fx, o.fy, o.fz, o.energy + 3 * o.virial};
-          for (int d = 0; d < 4; ++d) {
+          const Real vb[7] = {b.fx, b.fy, b.fz, b.energy, b.virial[0], b.virial[1], b.virial[2]};
+          const Real vo[7] = {o.fx, o.fy, o.fz, o.energy, o.virial[0], o.virial[1], o.virial[2]};
+          for (int d = 0; d < 7; ++d) {
             sums(i, d) = vb[d];
             sums_one(i, d) = vo[d];
           }
@@ -266,7 +270,7 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums_one);
   int nonzero = 0;
   for (int i = 0; i < a.nlocal; ++i)
-    for (int d = 0; d < 4; ++d) {
+    for (int d = 0; d < 7; ++d) {
       ASSERT_EQ(hb(i, d), ho(i, d)) << "atom " << i << " component " << d;
       nonzero += hb(i, d) != 0;
     }

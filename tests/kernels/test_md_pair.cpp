@@ -74,9 +74,11 @@ TEST(MdPair, SinglePairEnergyForceVirial) {
     const PairResult res = s.compute(pair);
     EXPECT_NEAR(res.energy, lj(0.7, 1.2, r), 1e-12 * (1 + std::fabs(lj(0.7, 1.2, r))));
     const Real fr = lj_force(0.7, 1.2, r);  // repulsive > 0, along x_0 - x_1
-    EXPECT_NEAR(res.virial, r * fr, 1e-12 * (1 + std::fabs(r * fr)));
-    const auto f = to_host(s.f, 2);
     const Real dir[3] = {-0.6, -0.8, 0};
+    // W_aa = d_a f_a = r fr dir_a^2 (d = x_0 - x_1 = r dir): 0.36, 0.64 and 0 of r . f.
+    for (int d = 0; d < 3; ++d)
+      EXPECT_NEAR(res.virial[d], r * fr * dir[d] * dir[d], 1e-12 * (1 + std::fabs(r * fr)));
+    const auto f = to_host(s.f, 2);
     for (int d = 0; d < 3; ++d) {
       EXPECT_NEAR(f[0][d], fr * dir[d], 1e-12 * (1 + std::fabs(fr)));
       EXPECT_NEAR(f[1][d], -fr * dir[d], 1e-12 * (1 + std::fabs(fr)));
@@ -85,7 +87,7 @@ TEST(MdPair, SinglePairEnergyForceVirial) {
   System far(two_atoms(3.0, 0, 1), 3.5);  // at the cutoff: nothing
   const PairResult res = far.compute(pair);
   EXPECT_EQ(res.energy, 0);
-  EXPECT_EQ(res.virial, 0);
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(res.virial[d], 0);
 }
 
 TEST(MdPair, ShiftMakesEnergyContinuousAtCutoff) {
@@ -181,16 +183,18 @@ TEST(MdPair, GenericKernelWithAnotherStyle) {
   System s(a, 2.0);
   const PairResult res =
       compute_pair_forces(CountPairs{1.5 * 1.5}, s.x, s.type, a.nlocal, s.list, s.f);
-  Real pairs = 0, r2sum = 0;
+  Real pairs = 0, d2sum[3] = {0, 0, 0};  // fpair = 1: W_aa = sum d_a^2
   for (int i = 0; i < a.nlocal; ++i)
     for (int j = i + 1; j < a.nlocal; ++j) {
       Real r2 = 0;
       for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
-      if (r2 < 1.5 * 1.5) pairs += 1, r2sum += r2;
+      if (r2 >= 1.5 * 1.5) continue;
+      pairs += 1;
+      for (int d = 0; d < 3; ++d) d2sum[d] += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
     }
   ASSERT_GT(pairs, 0);
   EXPECT_EQ(res.energy, pairs);
-  EXPECT_NEAR(res.virial, r2sum, 1e-12 * r2sum);
+  for (int d = 0; d < 3; ++d) EXPECT_NEAR(res.virial[d], d2sum[d], 1e-12 * d2sum[d]);
 }
 
 TEST(MdPair, TailCorrection) {
@@ -246,7 +250,8 @@ TEST(MdPair, LammpsBenchLjLatticeEnergy) {
   const auto pair = make_lj_cut(1, {1.0}, {1.0}, {rc}, false);
   const PairResult res = s.compute(pair);
   EXPECT_NEAR(res.energy / a.nlocal, e_sum, 1e-12);
-  EXPECT_NEAR(res.virial / a.nlocal, w_sum, 1e-12);
+  for (int d = 0; d < 3; ++d)  // cubic symmetry: a third of the trace on each axis
+    EXPECT_NEAR(res.virial[d] / a.nlocal, w_sum / 3, 1e-12);
   for (const auto& fi : to_host(s.f, a.nlocal))  // perfect lattice: no net force
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(fi[d], 0, 1e-12);
 }

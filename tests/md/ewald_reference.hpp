@@ -38,6 +38,10 @@
 // (the trace of the usual reciprocal-space virial tensor), W_background = 3 E_background,
 // W_self = 0. W is the trace of the virial tensor (P V = N k T + W / 3); for a pure Coulomb
 // system, a homogeneous potential of degree -1, W = E exactly, a check of the whole sum.
+// The tensor's diagonal, W_aa = -dE/de_a for the scaling r_a -> (1 + e_a) r_a, L_a -> (1 + e_a)
+// L_a of one axis: sum r_a f_a over the real-space pairs, per k vector of the reciprocal sum
+// E_k (1 - 2 (1 + k^2 / (4 alpha^2)) k_a^2 / k^2) (Essmann et al., J. Chem. Phys. 103 (1995)
+// 8577, eq. 2.8), and E_background on each axis (it scales as 1 / V).
 #pragma once
 
 #include <algorithm>
@@ -56,6 +60,7 @@ struct EwaldResult {
   double energy = 0;                         ///< qqrd2e * the Ewald sum
   std::vector<std::array<double, 3>> force;  ///< per charge, qqrd2e * -dE/dr_i
   double virial = 0;                         ///< qqrd2e * sum r.f (trace; W = E for Coulomb)
+  std::array<double, 3> virial_tensor{};     ///< its diagonal, W_xx, W_yy, W_zz (sum: virial)
   double alpha = 0;                          ///< the splitting parameter used (1/length)
   double rcut = 0;                           ///< the real-space cutoff used (length)
   double kcut = 0;                           ///< the reciprocal-space cutoff used (1/length)
@@ -102,6 +107,7 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
   out.kcut = kc;
 
   double e_real = 0, w_real = 0;
+  std::array<double, 3> wt_real{0.0, 0.0, 0.0};
   const double rc2 = rc * rc;
   const double two_alpha_over_sqrt_pi = 2.0 * alpha / std::sqrt(pi);
   // Image shifts: after the minimum-image reduction |d_c| <= L_c / 2, so |d_c + m L_c| <= rc
@@ -109,15 +115,19 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
   std::array<int, 3> mmax{};
   for (int c = 0; c < 3; ++c) mmax[c] = static_cast<int>(std::ceil(rc / box[c] + 0.5));
 
-  // The pair term at separation vector r (|r| = sqrt(r2)): adds the energy and r.f, and returns
-  // |f| / |r| (the force on the first charge is q_i q_j g r).
-  const auto pair = [&](double r2, double qq, double weight, double& g) {
+  // The pair term at separation vector (dx, dy, dz), r2 = its square: adds the energy, r.f and
+  // its components r_a f_a, and returns |f| / |r| (the force on the first charge is q_i q_j g r).
+  const auto pair = [&](double dx, double dy, double dz, double r2, double qq, double weight,
+                        double& g) {
     const double r = std::sqrt(r2);
     const double erfc_term = std::erfc(alpha * r) / r;
     const double gauss = two_alpha_over_sqrt_pi * std::exp(-alpha * alpha * r2);
     e_real += weight * qq * erfc_term;
     w_real += weight * qq * (erfc_term + gauss);  // r . f = -r dU/dr
     g = (erfc_term + gauss) / r2;
+    wt_real[0] += weight * qq * g * dx * dx;
+    wt_real[1] += weight * qq * g * dy * dy;
+    wt_real[2] += weight * qq * g * dz * dz;
   };
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -131,7 +141,7 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
             const double r2 = dx * dx + dy * dy + dz * dz;
             if (r2 > rc2) continue;
             double g;
-            pair(r2, q[i] * q[i], 0.5, g);
+            pair(dx, dy, dz, r2, q[i] * q[i], 0.5, g);
           }
     }
     for (std::size_t j = i + 1; j < n; ++j) {
@@ -154,7 +164,7 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
             const double r2 = dx * dx + dy * dy + dz * dz;
             if (r2 > rc2 || r2 == 0) continue;  // r2 == 0: coincident charges, undefined
             double g;
-            pair(r2, qq, 1.0, g);
+            pair(dx, dy, dz, r2, qq, 1.0, g);
             f[0] += g * dx;
             f[1] += g * dy;
             f[2] += g * dz;
@@ -187,6 +197,7 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
     return m >= 0 ? e[c][m][j] : std::conj(e[c][-m][j]);
   };
   double e_recip = 0, w_recip = 0;
+  std::array<double, 3> wt_recip{0.0, 0.0, 0.0};
   const double kc2 = kc * kc;
   const double inv_4alpha2 = 1.0 / (4 * alpha * alpha);
   std::vector<std::complex<double>> exy(n), eikr(n);
@@ -213,6 +224,10 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
         const double s2 = re * re + im * im;
         e_recip += 2 * green * s2;
         w_recip += 2 * green * s2 * (1 - 2 * k2 * inv_4alpha2);
+        const double kfac = 2 * (1 / k2 + inv_4alpha2);
+        wt_recip[0] += 2 * green * s2 * (1 - kfac * kx * kx);
+        wt_recip[1] += 2 * green * s2 * (1 - kfac * ky * ky);
+        wt_recip[2] += 2 * green * s2 * (1 - kfac * kz * kz);
         // F_j = (4 pi q_j / V) sum_{all k} green k (Re S sin(k.r_j) - Im S cos(k.r_j)).
         for (std::size_t j = 0; j < n; ++j) {
           const double t = 2 * green * q[j] * (re * eikr[j].imag() - im * eikr[j].real());
@@ -226,6 +241,7 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
   const double recip_pref = 2 * pi / volume;
   e_recip *= recip_pref;
   w_recip *= recip_pref;
+  for (double& w : wt_recip) w *= recip_pref;
   for (std::size_t j = 0; j < n; ++j)
     for (int c = 0; c < 3; ++c) out.force[j][c] += 2 * recip_pref * f_recip[j][c];
 
@@ -239,6 +255,8 @@ inline EwaldResult ewald_coulomb(const std::vector<std::array<double, 3>>& x,
 
   out.energy = qqrd2e * (e_real + e_recip + e_self + e_background);
   out.virial = qqrd2e * (w_real + w_recip + 3 * e_background);
+  for (std::size_t a = 0; a < 3; ++a)
+    out.virial_tensor[a] = qqrd2e * (wt_real[a] + wt_recip[a] + e_background);
   for (auto& f : out.force)
     for (double& fc : f) fc *= qqrd2e;
   return out;

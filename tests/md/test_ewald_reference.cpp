@@ -1,11 +1,13 @@
 // The direct Ewald reference (ewald_reference.hpp) checked against what it must satisfy: the
 // Madelung constant of rock salt, forces that are minus the gradient of the energy, Newton's
-// third law, the virial identity W = E of a homogeneous degree -1 potential, and independence
-// of the splitting parameter alpha. Host only; no Kokkos or MPI.
+// third law, the virial identity W = E of a homogeneous degree -1 potential, the virial
+// tensor's diagonal as the strain derivative of the energy, and independence of the splitting
+// parameter alpha. Host only; no Kokkos or MPI.
 #include "ewald_reference.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -170,6 +172,42 @@ TEST(EwaldReference, VirialEqualsEnergyForCoulomb) {
     std::printf("net charge %.1f: energy %.12f, virial %.12f, relative difference %.3e\n", net,
                 r.energy, r.virial, rel);
     EXPECT_LT(rel, 1e-10);
+  }
+}
+
+// The virial tensor's diagonal is the strain derivative of the energy: positions and box scaled
+// along one axis a by 1 + e (alpha fixed), W_aa = -dE/de by central differences at e = 1e-5
+// (truncation e^2 / 6 times the third derivative, about 1e-9 of W; the sums' truncation moves
+// with the box by less than their tolerance 1e-13, 1e-8 of W once divided by 2 e), to 1e-7 of
+// the largest component; its trace is the scalar virial. Neutral and charged (the background).
+TEST(EwaldReference, VirialTensorIsTheStrainDerivative) {
+  std::vector<Vec> x;
+  std::vector<double> q;
+  const Vec box{5.0, 4.5, 6.0};
+  constexpr double e = 1e-5;
+  for (double net : {0.0, -2.3}) {
+    random_charges(30, box, 0.7, net, 4243u, x, q);
+    const auto r = ewald_coulomb(x, q, box, 332.06371, 1e-13);
+    const double trace = r.virial_tensor[0] + r.virial_tensor[1] + r.virial_tensor[2];
+    EXPECT_NEAR(trace, r.virial, 1e-12 * std::abs(r.virial));
+    const double largest = std::max(
+        {std::abs(r.virial_tensor[0]), std::abs(r.virial_tensor[1]), std::abs(r.virial_tensor[2])});
+    for (int a = 0; a < 3; ++a) {
+      double energy[2];
+      for (int side = 0; side < 2; ++side) {
+        const double scale = side == 0 ? 1 + e : 1 - e;
+        auto y = x;
+        for (Vec& p : y) p[a] *= scale;
+        Vec b = box;
+        b[a] *= scale;
+        energy[side] = ewald_coulomb(y, q, b, 332.06371, 1e-13, r.alpha).energy;
+      }
+      const double derivative = -(energy[0] - energy[1]) / (2 * e);
+      std::printf("net charge %.1f, axis %d: W_aa %.12g, -dE/de %.12g, relative %.2e\n", net, a,
+                  r.virial_tensor[a], derivative,
+                  std::abs(derivative - r.virial_tensor[a]) / std::abs(r.virial_tensor[a]));
+      EXPECT_NEAR(r.virial_tensor[a], derivative, 1e-7 * largest) << "axis " << a;
+    }
   }
 }
 

@@ -184,7 +184,11 @@ class Suite:
         check(steps == list(range(0, STEPS + 1, 20)), f"thermo steps {steps}")
         # NVE from a lattice at dt = 0.005: the conserved energy stays within 1 % (it drifts by
         # about 0.1 % while the crystal melts); a broken exchange between the ranks does not.
-        conserved = [float(r.split(",")[-1]) for r in rows]
+        # By name: columns are added at the end (pxx, pyy, pzz follow conserved).
+        with open(os.path.join(out, f"{NAME}.thermo.csv")) as f:
+            header = next(line for line in f if line.startswith("step,")).strip().split(",")
+        column = header.index("conserved")
+        conserved = [float(r.split(",")[column]) for r in rows]
         drift = max(abs(c - conserved[0]) for c in conserved) / abs(conserved[0])
         check(drift < 0.01, f"conserved energy per atom drifts by {drift:.2%} (> 1 %)")
         check(checkpoints(out, NAME)[-1] == STEPS, f"no final checkpoint in {out}")

@@ -4,6 +4,7 @@
 
 #include "stratus/core/agree.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/kernels/md/integrate.hpp"
 #include "stratus/kernels/md/topology.hpp"
 #include "stratus/solvers/md/md_config.hpp"
 
@@ -157,7 +158,7 @@ Constraints::Constraints(const io::Deck& deck, const MdConfig& config,
   angle_theta0_ = table("md::shake_theta0", angle_length_);
   atoms.add_column<std::int64_t, kRow>("shake", {.migrate = true, .checkpoint = true});
   atoms.add_column<Real, 3>("constraint_force", {.checkpoint = true});
-  atoms.add_column<Real, 1>("constraint_virial", {.checkpoint = true});
+  atoms.add_column<Real, 3>("constraint_virial", {.checkpoint = true});
 }
 
 std::string Constraints::summary() const {
@@ -211,7 +212,7 @@ void Constraints::shake(AtomData& atoms, AtomExchange& exchange, const kmd::Type
   kmd::predict_positions(atoms.x, atoms.v, atoms.f, atoms.type, mass, dt, cdt2, n, scratch_);
   exchange.update_ghost_rows(atoms, scratch_, true);
   Kokkos::deep_copy(delta_, Real(0));
-  const auto wc = atoms.column<Real, 1>("constraint_virial");
+  const auto wc = atoms.column<Real, 3>("constraint_virial");
   Kokkos::deep_copy(wc, Real(0));
   const kmd::ShakeOutcome out = kmd::shake(list_, atoms.x, scratch_, atoms.type, mass, cdt2,
                                            tolerance_, iterations_, delta_, wc);
@@ -274,13 +275,16 @@ void Constraints::rattle_velocities(AtomData& atoms, AtomExchange& exchange,
       });
 }
 
-double Constraints::local_virial(const AtomData& atoms) const {
-  const auto wc = atoms.column<Real, 1>("constraint_virial");
-  double w = 0;
+std::array<double, 3> Constraints::local_virial(const AtomData& atoms) const {
+  const auto wc = atoms.column<Real, 3>("constraint_virial");
+  kmd::Sum3 w;
   Kokkos::parallel_reduce(
       "md::shake_virial", Kokkos::RangePolicy<DevExecSpace>(0, atoms.nlocal),
-      KOKKOS_LAMBDA(const int i, double& acc) { acc += wc(i, 0); }, w);
-  return w;
+      KOKKOS_LAMBDA(const int i, kmd::Sum3& acc) {
+        for (int a = 0; a < 3; ++a) acc.v[a] += wc(i, a);
+      },
+      w);
+  return {w.v[0], w.v[1], w.v[2]};
 }
 
 }  // namespace stratus::md

@@ -12,6 +12,8 @@
 // differs by round-off from the uninterrupted run.
 #include "stratus/solvers/md/md_solver.hpp"
 
+#include "stratus/core/error.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -108,6 +110,17 @@ io::ParticleColumns MdSolver::checkpoint_rows() const {
 }
 
 void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols) {
+  // Each column as wide as this run declares it (an older format, such as the constraint virial
+  // before it held the tensor's diagonal, is refused rather than misread).
+  for (const ParticleColumn* c : checkpoint_columns()) {
+    const int ncomp =
+        c->kind() == ColumnKind::real ? cols.real(c->name()).ncomp : cols.integer(c->name()).ncomp;
+    if (ncomp != c->components())
+      throw InputError(fmt::format(
+          "{}: /particles/{} holds {} value(s) per atom, this version of Stratus {}: the "
+          "checkpoint was written by another version; start the run again from its input",
+          in.path(), c->name(), ncomp, c->components()));
+  }
   if (barostat_) {
     // The saved box (and the one of the last build) before any atom is placed.
     const auto box_of = [](const std::vector<double>& lo, const std::vector<double>& hi) {

@@ -134,15 +134,4 @@ void MdSolver::sync_box_state() {
   put(build_lo_state_, build_hi_state_, box_at_build_);
 }
 
-std::array<double, 3> MdSolver::global_virial_tensor() {
-  // TEMPORARY until the diagonal virial lands: the trace split evenly (isotropic only).
-  const BondedEnergies& b = bonded_;
-  double local =
-      pair_virial_ + b.virial + (constraints_ ? constraints_->local_virial(atoms_) : 0.0);
-  double global = 0;
-  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, ctx_.comm());
-  const double w = (global + tail_virial_ + kspace_.virial) / 3.0;
-  return {w, w, w};
-}
-
 }  // namespace stratus::md

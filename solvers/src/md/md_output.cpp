@@ -31,9 +31,13 @@ void MdSolver::report() {
   if (molecular_columns())
     terms = fmt::format(",{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}", th.pair,
                         th.coul, th.kspace, th.bond, th.angle, th.dihedral, th.improper);
-  thermo_->row(fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}{}", th.step,
-                           th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
-                           th.conserved, terms));
+  // The pressure tensor's diagonal, the volume and the density last: columns are only ever
+  // added at the end.
+  thermo_->row(
+      fmt::format("{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}{},{:.17g},"
+                  "{:.17g},{:.17g},{:.17g},{:.17g}",
+                  th.step, th.time, th.temperature, th.kinetic, th.potential, th.total, th.pressure,
+                  th.conserved, terms, th.pxx, th.pyy, th.pzz, th.volume, th.density));
 }
 
 void MdSolver::write_frame() {
@@ -56,7 +60,9 @@ void MdSolver::advance(bool prepare_output) {
 }
 
 void MdSolver::declare_outputs(OutputDescriptor& outputs) {
-  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin.
+  // conserved/N: the Nose-Hoover chain's conserved energy for nvt, total/N for nve and langevin;
+  // pxx, pyy, pzz: the pressure tensor's diagonal, then volume and density (CSV only, after
+  // every other column).
   const auto resumed = [this](std::int64_t resumed_at) {
     if (resumed_at >= 0 && thermo_->dropped() > 0)
       ctx_.log().info("md: dropped {} thermo row(s) written after step {}", thermo_->dropped(),
@@ -67,9 +73,10 @@ void MdSolver::declare_outputs(OutputDescriptor& outputs) {
   Output thermo = series_output(
       ctx_, thermo_, "thermo", config_.thermo_every, config_.output.path(".thermo.csv"),
       fmt::format("# units {}: energies per atom in {}, temperature in {}, time in {}, pressure "
-                  "in {}\n"
-                  "step,time,temperature,kinetic,potential,total,pressure,conserved{}\n",
-                  u.name, u.energy, u.temperature, u.time, u.pressure,
+                  "in {}, volume in {}^3, density in {}\n"
+                  "step,time,temperature,kinetic,potential,total,pressure,conserved{},pxx,pyy,pzz,"
+                  "volume,density\n",
+                  u.name, u.energy, u.temperature, u.time, u.pressure, u.length, u.density,
                   molecular_columns() ? ",pair,coul,kspace,bond,angle,dihedral,improper" : ""),
       fmt::format("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp",
                   "kinetic/N", "potential/N", "total/N", "pressure", "conserved/N"),

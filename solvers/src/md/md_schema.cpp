@@ -251,7 +251,15 @@ void declare_dynamics(Schema& schema) {
       .set_default(std::int64_t{0});
 
   auto& th = schema.section(
-      "md.thermo", "Thermodynamic output on stdout and in OUTPUT_DIR/NAME.thermo.csv.", "md");
+      "md.thermo",
+      "Thermodynamic output on stdout and in OUTPUT_DIR/NAME.thermo.csv. CSV columns: step, "
+      "time, temperature, kinetic, potential, total (energies per atom), pressure, conserved; "
+      "for a molecular or charged system then pair, coul, kspace, bond, angle, dihedral, "
+      "improper (per atom); then pxx, pyy, pzz, the pressure tensor's diagonal "
+      "((2 KE_aa + W_aa) / V with KE_aa = sum m v_a^2 / 2 and W_aa = sum r_a f_a; pressure = "
+      "(pxx + pyy + pzz) / 3); last volume and density (mass / volume; g/cm^3 in real and "
+      "metal units), which change under md.barostat.",
+      "md");
   th.may_change_on_restart();
   th.add_int("every", "Print every this many steps (0: first and last step only).")
       .at_least(0)

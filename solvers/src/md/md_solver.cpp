@@ -325,9 +325,11 @@ void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
         return kmd::PairResult{};
       },
       pair_);
-  pair_energy_ = r.energy;
-  pair_coul_ = r.coul;
-  pair_virial_ = r.virial;
+  if (with_energy) {
+    pair_energy_ = r.energy;
+    pair_coul_ = r.coul;
+    pair_virial_ = {r.virial[0], r.virial[1], r.virial[2]};
+  }
   energy_step_ = with_energy ? step_ : -1;
   const bool molecular = topology_ && topology_->active();
   if (molecular) {
@@ -336,7 +338,8 @@ void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
       Kokkos::deep_copy(
           Kokkos::subview(atoms_.f, std::make_pair(atoms_.nlocal, atoms_.nall()), Kokkos::ALL),
           Real(0));
-    bonded_ = topology_->forces(atoms_, pair_, q, with_energy);
+    const BondedEnergies b = topology_->forces(atoms_, pair_, q, with_energy);
+    if (with_energy) bonded_ = b;
   }
   // Each pair (and each bonded term) on one rank: the ghosts' reactions go home.
   if (list_mode_ != ListMode::full || molecular) {
@@ -459,6 +462,16 @@ void MdSolver::blow_up(const std::string& what) const {
       step_, static_cast<double>(step_) * dt_, what, where.empty() ? std::string() : "; " + where));
 }
 
+std::array<double, 3> MdSolver::global_virial_tensor() const {
+  const std::array<double, 3> shake =
+      constraints_ ? constraints_->local_virial(atoms_) : std::array<double, 3>{0, 0, 0};
+  std::array<double, 3> w{};
+  for (std::size_t a = 0; a < 3; ++a) w[a] = pair_virial_[a] + bonded_.virial[a] + shake[a];
+  MPI_Allreduce(MPI_IN_PLACE, w.data(), 3, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  for (std::size_t a = 0; a < 3; ++a) w[a] += tail_virial_ / 3.0 + kspace_.virial[a];
+  return w;
+}
+
 Thermo MdSolver::thermo() {
   // Pair energy and virial of the current positions (recomputed when the last step skipped them).
   if (energy_step_ != step_) compute_forces(true, ForceStage::again);
@@ -467,34 +480,44 @@ Thermo MdSolver::thermo() {
   th.time = static_cast<double>(step_) * dt_;
   th.natoms = natoms_;
   const BondedEnergies& b = bonded_;
-  const double local[8] = {
-      kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
-      pair_energy_ + b.special,
-      pair_virial_ + b.virial + (constraints_ ? constraints_->local_virial(atoms_) : 0.0),
-      b.bond,
-      b.angle,
-      b.dihedral,
-      b.improper,
-      pair_coul_ + b.special_coul};
-  double global[8];
-  MPI_Allreduce(local, global, 8, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  const kmd::Sum3 ke = kmd::kinetic_tensor(atoms_.v, atoms_.type, masses_, atoms_.nlocal);
+  enum { kKinetic, kPair, kBond, kAngle, kDihedral, kImproper, kCoul, kKineticXx, kSums = 10 };
+  const double local[kSums] = {kmd::kinetic_energy(atoms_.v, atoms_.type, masses_, atoms_.nlocal),
+                               pair_energy_ + b.special,
+                               b.bond,
+                               b.angle,
+                               b.dihedral,
+                               b.improper,
+                               pair_coul_ + b.special_coul,
+                               ke.v[0],
+                               ke.v[1],
+                               ke.v[2]};
+  double global[kSums];
+  MPI_Allreduce(local, global, kSums, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+  const std::array<double, 3> w = global_virial_tensor();
   const double n = static_cast<double>(natoms_);
   const double dof = dof_;
   th.volume = box_.length(0) * box_.length(1) * box_.length(2);
   const Units& u = config_.units;
-  th.temperature = dof > 0 ? 2.0 * global[0] / (dof * u.boltz) : 0.0;
-  th.kinetic = global[0] / n;
-  th.pair = (global[1] + tail_energy_) / n;
-  th.coul = global[7] / n;
-  th.bond = global[3] / n;
-  th.angle = global[4] / n;
-  th.dihedral = global[5] / n;
-  th.improper = global[6] / n;
+  th.temperature = dof > 0 ? 2.0 * global[kKinetic] / (dof * u.boltz) : 0.0;
+  th.kinetic = global[kKinetic] / n;
+  th.pair = (global[kPair] + tail_energy_) / n;
+  th.coul = global[kCoul] / n;
+  th.bond = global[kBond] / n;
+  th.angle = global[kAngle] / n;
+  th.dihedral = global[kDihedral] / n;
+  th.improper = global[kImproper] / n;
   th.kspace = kspace_.energy / n;
   th.potential = th.pair + th.coul + th.kspace + th.bond + th.angle + th.dihedral + th.improper;
   th.total = th.kinetic + th.potential;
-  th.pressure =
-      (2.0 * global[0] + global[2] + tail_virial_ + kspace_.virial) / (3.0 * th.volume) * u.nktv2p;
+  // P_aa = (2 KE_aa + W_aa) / V; the pressure, (2 KE + W) / (3 V), is the tensor's trace / 3.
+  double p[3];
+  for (int a = 0; a < 3; ++a)
+    p[a] = (2.0 * global[kKineticXx + a] + w[static_cast<std::size_t>(a)]) / th.volume * u.nktv2p;
+  th.pxx = p[0];
+  th.pyy = p[1];
+  th.pzz = p[2];
+  th.pressure = (p[0] + p[1] + p[2]) / 3.0;
   th.density = total_mass_ * u.mv2d / th.volume;
   th.conserved = th.total + (integrator_ == Integrator::nvt ? thermostat_.energy() / n : 0.0) +
                  (barostat_ ? barostat_->energy(th.volume) / n : 0.0);

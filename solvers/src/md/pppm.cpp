@@ -267,7 +267,7 @@ kmd::SpectralSums spectral_sums(
     const Kokkos::View<double*, DevMemSpace>& kx, const Kokkos::View<double*, DevMemSpace>& ky,
     const Kokkos::View<double*, DevMemSpace>& kz, std::int64_t z0, std::int64_t nz, double g) {
   kmd::SpectralSums sums;
-  const double inv2g2 = 0.5 / (g * g);
+  const double inv4g2 = 0.25 / (g * g);
   Kokkos::parallel_reduce(
       "md::pppm_energy",
       Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>>(
@@ -281,8 +281,14 @@ kmd::SpectralSums spectral_sums(
         const auto v = f(c, b, a);
         const double e = weight * influence(c, b, a) * (v.real() * v.real() + v.imag() * v.imag());
         const double k2 = kx(a) * kx(a) + ky(b) * ky(b) + kz(c) * kz(c);
+        // The virial tensor of one k vector, E_k (delta_ab - 2 (1 + k^2 / (4 g^2)) k_a k_b / k^2)
+        // (Essmann et al., J. Chem. Phys. 103 (1995) 8577, eq. 2.8), on its diagonal; its trace
+        // is E_k (1 - k^2 / (2 g^2)). k = 0 holds no energy (G = 0).
+        const double s = k2 > 0 ? 2.0 * (1.0 / k2 + inv4g2) : 0.0;
         acc.energy += e;
-        acc.virial += e * (1.0 - k2 * inv2g2);
+        acc.virial[0] += e * (1.0 - s * kx(a) * kx(a));
+        acc.virial[1] += e * (1.0 - s * ky(b) * ky(b));
+        acc.virial[2] += e * (1.0 - s * kz(c) * kz(c));
       },
       sums);
   return sums;
@@ -327,12 +333,15 @@ Pppm::Result Pppm::compute(const kmd::Vectors& x, const kmd::Charges& q, int nlo
   if (energy) {
     const kmd::SpectralSums s =
         spectral_sums(spectrum_, influence_, k_[0], k_[1], k_[2], sb.begin[2], n_[2], g_);
-    double sums[2] = {s.energy, s.virial};
-    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, ctx_.comm());
+    double sums[4] = {s.energy, s.virial[0], s.virial[1], s.virial[2]};
+    MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, ctx_.comm());
     const double background = -kPi * charges_.qsum * charges_.qsum / (2.0 * volume_ * g_ * g_);
     const double self = -g_ / std::sqrt(kPi) * charges_.qsqsum;
     r.energy = qqrd2e_ * (0.5 / volume_ * sums[0] + self + background);
-    r.virial = qqrd2e_ * (0.5 / volume_ * sums[1] + 3.0 * background);
+    // The background energy scales as 1 / V: its virial is `background` on each diagonal
+    // component (3 background in the trace).
+    for (int a = 0; a < 3; ++a)
+      r.virial[static_cast<std::size_t>(a)] = qqrd2e_ * (0.5 / volume_ * sums[1 + a] + background);
   }
   const kmd::Grid3* fields[3] = {&fx_, &fy_, &fz_};
   const kmd::Grid3* global[3] = {&ex_, &ey_, &ez_};

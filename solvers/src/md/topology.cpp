@@ -396,7 +396,7 @@ BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables
       s = kmd::bonded_forces<4>(kmd::ImproperHarmonic{kind.coeffs}, kind.list4, kind.count, x, f);
       e.improper += s.energy;
     }
-    e.virial += s.virial;
+    for (int a = 0; a < 3; ++a) e.virial[a] += s.virial[a];
   }
   if (special_pair_count_ > 0) {
     const Kokkos::Array<Real, 3> lj{special_lj_[0], special_lj_[1], special_lj_[2]};
@@ -409,7 +409,7 @@ BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables
         pair);
     e.special = s.energy;
     e.special_coul = s.coul;
-    e.virial += s.virial;
+    for (int a = 0; a < 3; ++a) e.virial[a] += s.virial[a];
   }
   if (!energy) e = {};
   return e;

@@ -9,7 +9,8 @@
 // copyable struct with
 //   KOKKOS_INLINE_FUNCTION Real operator()(int type, const Real (&x)[N][3], Real (&f)[N][3]) const
 // that returns the term's energy and sets the force on each of its atoms. The forces of a term sum
-// to zero, so the virial sum_a x_a . f_a does not depend on the image chosen.
+// to zero, so the virial sum_a x_a f_a (each diagonal component) does not depend on the image
+// chosen.
 //
 // Formulas (LAMMPS's documentation of each style; energies in the deck's units, angles given in
 // degrees in the data file and converted once on the host):
@@ -175,18 +176,22 @@ struct ImproperHarmonic {
   }
 };
 
-/// Energy and virial sum_a x_a . f_a of a rank's terms; a Kokkos reduction value.
+/// Energy and the virial tensor's diagonal, virial[d] = sum_a x_a,d f_a,d over the terms' atoms
+/// a (d = x, y, z; their sum is the scalar sum_a x_a . f_a), of a rank's terms; a Kokkos
+/// reduction value.
 struct BondedSums {
-  Real energy = 0, virial = 0;
+  Real energy = 0;
+  Real virial[3] = {0, 0, 0};
   Real coul = 0;  ///< the Coulomb energy of special pairs (special_pair_forces)
   KOKKOS_INLINE_FUNCTION void operator+=(const BondedSums& o) {
     energy += o.energy;
-    virial += o.virial;
+    for (int d = 0; d < 3; ++d) virial[d] += o.virial[d];
     coul += o.coul;
   }
+  // Kokkos 3.x joins through volatile references.
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile BondedSums& o) volatile {
     energy = energy + o.energy;
-    virial = virial + o.virial;
+    for (int d = 0; d < 3; ++d) virial[d] = virial[d] + o.virial[d];
     coul = coul + o.coul;
   }
 };
@@ -207,7 +212,7 @@ BondedSums bonded_forces(const Style& style, const TermList<N>& list, int n, con
         for (int a = 0; a < N; ++a)
           for (int d = 0; d < 3; ++d) {
             Kokkos::atomic_add(&f(list(t, 1 + a), d), fs[a][d]);
-            acc.virial += xs[a][d] * fs[a][d];
+            acc.virial[d] += xs[a][d] * fs[a][d];
           }
       },
       sums);

@@ -536,7 +536,8 @@ struct WideFloats<16> {
 /// vector operation (4 floats, or 2 x 2 doubles, in 16-byte registers): the force on atom a
 /// stays in registers over the row, the reactions go to j's 4 contiguous slots of this
 /// thread's copy of the forces (in T, as GROMACS sums them; converted to double per atom by
-/// cluster_forces_to_atoms). Energy and virial are summed in double.
+/// cluster_forces_to_atoms). Energy and the virial's diagonal (one accumulator per axis) are
+/// summed in T over a row, in double over rows.
 template <bool EnergyVirial, class T, class Pair>
 PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const ClusterList& list,
                                const int copies, const int vector_bytes = 16) {
@@ -571,7 +572,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
 #if defined(STRATUS_CLUSTER_WIDE)
         if constexpr (std::is_same_v<T, float> && Pair::uniform) {
           if (vector_bytes > 16) {
-            double e = 0, w = 0;
+            double e = 0, w[3] = {0, 0, 0};
             if (vector_bytes == 64)
               cluster_row_avx512<EnergyVirial>(xq.data(), js.data(), ms.data(), n0, n1, n2, i, p,
                                                fbase, e, w);
@@ -579,7 +580,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
               cluster_row_avx2<EnergyVirial>(xq.data(), js.data(), ms.data(), n0, n1, n2, i, p,
                                              fbase, e, w);
             acc.energy += e;
-            acc.virial += w;
+            for (int a = 0; a < 3; ++a) acc.virial[a] += w[a];
 #if defined(KOKKOS_ENABLE_OPENMP)
             if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
 #endif
@@ -599,7 +600,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
             za[u] = xq(i, 2, a0 + u);
             for (int l = 0; l < W; ++l) ta[u][l] = ct(i, a0 + u);
           }
-          V fx[P][H] = {}, fy[P][H] = {}, fz[P][H] = {}, ev = {}, wv = {};
+          V fx[P][H] = {}, fy[P][H] = {}, fz[P][H] = {}, ev = {}, wx = {}, wy = {}, wz = {};
           // Lanes a0 .. a0 + P of i with cluster js(n); Masked: only the pairs of the mask
           // count (the cluster with itself, ghosts), else every pair within the cutoff (empty
           // lanes lie beyond it).
@@ -634,7 +635,9 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
                 gz += uz;
                 if constexpr (EnergyVirial) {
                   ev += use ? r6inv * (k.lj3 * r6inv - k.lj4) - k.offset : V{};
-                  wv += rsq * fpair;
+                  wx += dx * ux;
+                  wy += dy * uy;
+                  wz += dz * uz;
                 }
               }
               V tx, ty, tz;
@@ -669,7 +672,9 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
           if constexpr (EnergyVirial)
             for (int l = 0; l < W; ++l) {
               acc.energy += Real(ev[l]);
-              acc.virial += Real(wv[l]);
+              acc.virial[0] += Real(wx[l]);
+              acc.virial[1] += Real(wy[l]);
+              acc.virial[2] += Real(wz[l]);
             }
         }
 #if defined(KOKKOS_ENABLE_OPENMP)

@@ -77,13 +77,13 @@ struct ShakeOutcome {
 };
 
 /// SHAKE: sets fc (rows of the clusters' atoms, owned and ghost; zero elsewhere beforehand) to
-/// the constraint forces that bring the predicted positions xp onto the constraints, wc(centre)
-/// to the cluster's virial sum lambda_k |r_k|^2. `cdt2` is c dt^2; `inv_m` per type is 1 / (m
-/// mvv2e) (the kernels' masses).
+/// the constraint forces that bring the predicted positions xp onto the constraints, wc(centre,
+/// a) to the diagonal of the cluster's virial tensor, sum_k lambda_k r_k,a^2 (a = x, y, z; the
+/// force lambda_k r_k acts along the constraint vector r_k). `cdt2` is c dt^2; `inv_m` per type
+/// is 1 / (m mvv2e) (the kernels' masses).
 inline ShakeOutcome shake(const ShakeClusters& l, const Vectors& x, const Vectors& xp,
                           const Types& type, const TypeMasses& mass, Real cdt2, Real tolerance,
-                          int iterations, const Vectors& fc,
-                          const Kokkos::View<Real* [1], Kokkos::LayoutRight, DevMemSpace>& wc) {
+                          int iterations, const Vectors& fc, const Vectors& wc) {
   ShakeOutcome out;
   int failed = 0;
   Kokkos::parallel_reduce(
@@ -114,18 +114,16 @@ inline ShakeOutcome shake(const ShakeClusters& l, const Vectors& x, const Vector
           }
         }
         if (!done) ++bad;
-        Real w = 0;
+        Real w[3] = {0, 0, 0};
         for (int n = 0; n < nc; ++n) {
           const int i = l.atom(c, p[n]), j = l.atom(c, q[n]);
-          Real r2 = 0;
           for (int k = 0; k < 3; ++k) {
             fc(i, k) += lambda[n] * r[n][k];
             fc(j, k) -= lambda[n] * r[n][k];
-            r2 += r[n][k] * r[n][k];
+            w[k] += lambda[n] * r[n][k] * r[n][k];
           }
-          w += lambda[n] * r2;
         }
-        wc(l.atom(c, 0), 0) = w;
+        for (int k = 0; k < 3; ++k) wc(l.atom(c, 0), k) = w[k];
       },
       failed);
   out.failed = failed;

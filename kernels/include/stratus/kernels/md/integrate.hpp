@@ -55,6 +55,20 @@ inline Real kinetic_energy(const Vectors& v, const Types& type, const TypeMasses
   return ke;
 }
 
+/// The kinetic tensor's diagonal sum_i 1/2 m_i v_i,a^2 (a = x, y, z; their sum is the kinetic
+/// energy).
+inline Sum3 kinetic_tensor(const Vectors& v, const Types& type, const TypeMasses& masses, int n) {
+  Sum3 ke;
+  Kokkos::parallel_reduce(
+      "md::kinetic_tensor", Kokkos::RangePolicy<DevExecSpace>(0, n),
+      KOKKOS_LAMBDA(const int i, Sum3& acc) {
+        const Real m = Real(0.5) * masses(type(i));
+        for (int d = 0; d < 3; ++d) acc.v[d] += m * v(i, d) * v(i, d);
+      },
+      ke);
+  return ke;
+}
+
 /// Total momentum sum_i m_i v_i.
 inline Kokkos::Array<Real, 3> momentum(const Vectors& v, const Types& type,
                                        const TypeMasses& masses, int n) {

@@ -38,22 +38,24 @@
 
 namespace stratus::kernels::md {
 
-/// Potential energy and virial W = sum over pairs of r_ij . f_ij of a rank's local atoms
-/// (pressure P = (2 KE + W) / (3 V) once summed over ranks). Also a Kokkos reduction value.
+/// Potential energy and the diagonal of the virial tensor, W_aa = sum over pairs of
+/// r_ij,a f_ij,a (a = x, y, z; the scalar virial r_ij . f_ij is their sum), of a rank's local
+/// atoms (pressure tensor P_aa = (2 KE_aa + W_aa) / V once summed over ranks). Also a Kokkos
+/// reduction value.
 struct PairResult {
   Real energy = 0;  ///< van der Waals (all of it for uncharged styles)
-  Real virial = 0;
+  Real virial[3] = {0, 0, 0};
   Real coul = 0;  ///< Coulomb energy of charged styles
   /// Adds o (the reduction join).
   KOKKOS_INLINE_FUNCTION void operator+=(const PairResult& o) {
     energy += o.energy;
-    virial += o.virial;
+    for (int a = 0; a < 3; ++a) virial[a] += o.virial[a];
     coul += o.coul;
   }
   // Kokkos 3.x joins through volatile references.
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile PairResult& o) volatile {
     energy = energy + o.energy;
-    virial = virial + o.virial;
+    for (int a = 0; a < 3; ++a) virial[a] = virial[a] + o.virial[a];
     coul = coul + o.coul;
   }
 };
@@ -115,10 +117,11 @@ PairResult with_uniform_form(const Pair& pair, Run&& run) {
   return run(pair);
 }
 
-/// Sums over one row of a neighbour list: the force on atom i, and sum e_ij and sum r_ij . f_ij
-/// (zero unless asked for).
+/// Sums over one row of a neighbour list: the force on atom i, and sum e_ij and the diagonal of
+/// sum r_ij f_ij (zero unless asked for).
 struct RowSums {
-  Real fx = 0, fy = 0, fz = 0, energy = 0, virial = 0, coul = 0;
+  Real fx = 0, fy = 0, fz = 0, energy = 0, coul = 0;
+  Real virial[3] = {0, 0, 0};
 };
 
 /// A scatter target that takes nothing (rows whose neighbours get no reaction: full lists).
@@ -203,7 +206,9 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
       }
       if constexpr (EnergyVirial) {
         sums.energy += en[c];
-        sums.virial += (dx[c] * dx[c] + dy[c] * dy[c] + dz[c] * dz[c]) * fp[c];
+        sums.virial[0] += dx[c] * fxj;
+        sums.virial[1] += dy[c] * fyj;
+        sums.virial[2] += dz[c] * fzj;
         if constexpr (charged) sums.coul += ec[c];
       }
     }
@@ -239,7 +244,9 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row(
     }
     if constexpr (EnergyVirial) {
       sums.energy += eij;
-      sums.virial += rsq * fpair;
+      sums.virial[0] += dx * fxj;
+      sums.virial[1] += dy * fyj;
+      sums.virial[2] += dz * fzj;
       sums.coul += ecoul;
     }
   }
@@ -275,7 +282,7 @@ PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, 
         f(i, 2) = s.fz;
         if constexpr (EnergyVirial) {
           acc.energy += Real(0.5) * s.energy;
-          acc.virial += Real(0.5) * s.virial;
+          for (int a = 0; a < 3; ++a) acc.virial[a] += Real(0.5) * s.virial[a];
           acc.coul += Real(0.5) * s.coul;
         }
       },
@@ -300,7 +307,7 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
         fs(i, 2) += s.fz;
         if constexpr (EnergyVirial) {
           acc.energy += s.energy;
-          acc.virial += s.virial;
+          for (int a = 0; a < 3; ++a) acc.virial[a] += s.virial[a];
           acc.coul += s.coul;
         }
       },
@@ -332,7 +339,7 @@ PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, 
 
 /// SETS f(i, .) for every local atom i < nlocal to the sum, in list order, of the pair forces
 /// of its full neighbour list (no atomics: each pair is visited from both sides, so ghosts need
-/// no reverse communication). Returns sum_i 1/2 sum_j e_ij and sum_i 1/2 sum_j r_ij . f_ij, or
+/// no reverse communication). Returns sum_i 1/2 sum_j e_ij and sum_i 1/2 sum_j r_ij,a f_ij,a, or
 /// zeros without computing them when EnergyVirial is false (forces are bitwise the same).
 /// Charged styles read q (the atoms' charges, ghosts included); others ignore it.
 template <class Pair, bool EnergyVirial = true>

@@ -23,17 +23,19 @@ inline constexpr int kMaxPppmOrder = 7;
 using Grid3 = Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace>;
 
 /// Energy and virial sums of G |F|^2 over the spectral block (kz planes but 0 and Nyquist count
-/// twice: the r2c half).
+/// twice: the r2c half): the energy's E_k = G |F|^2 and the virial tensor's diagonal,
+/// E_k (1 - 2 (1 + k^2 / (4 g^2)) k_a^2 / k^2) for a = x, y, z.
 struct SpectralSums {
-  double energy = 0, virial = 0;
+  double energy = 0;
+  double virial[3] = {0, 0, 0};
   KOKKOS_INLINE_FUNCTION void operator+=(const SpectralSums& o) {
     energy += o.energy;
-    virial += o.virial;
+    for (int a = 0; a < 3; ++a) virial[a] += o.virial[a];
   }
   // Kokkos 3.x joins through volatile references.
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile SpectralSums& o) volatile {
     energy = energy + o.energy;
-    virial = virial + o.virial;
+    for (int a = 0; a < 3; ++a) virial[a] = virial[a] + o.virial[a];
   }
 };
 

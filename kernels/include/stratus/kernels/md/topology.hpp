@@ -207,7 +207,8 @@ inline int build_special_pairs(const IdRows& special, const SpecialCounts& nspec
 /// ADDS, for each special pair (i, j, level) of `pairs` (pairs the neighbour lists leave out),
 /// the pair style's interaction scaled by lj[level - 1] (van der Waals) and coul[level - 1]
 /// (Coulomb, charged styles) to i and j; returns its energies (energy: van der Waals, coul) and
-/// virial. A factor of 0 skips its term (a 1-2 pair may sit well inside the LJ core).
+/// the virial tensor's diagonal (d_k^2 fpair per pair, d = x_i - x_j). A factor of 0 skips its term
+/// (a 1-2 pair may sit well inside the LJ core).
 template <class Pair>
 BondedSums special_pair_forces(
     const Pair& pair, const Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>& pairs, int n,
@@ -259,7 +260,7 @@ BondedSums special_pair_forces(
         }
         acc.energy += evdwl;
         acc.coul += ecoul;
-        acc.virial += rsq * fpair;
+        for (int k = 0; k < 3; ++k) acc.virial[k] += d[k] * d[k] * fpair;
       },
       sums);
   return sums;

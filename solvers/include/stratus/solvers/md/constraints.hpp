@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,7 +48,8 @@ class Constraints {
              MPI_Comm comm);
 
   /// Adds the SHAKE forces to atoms.f (owned rows): `c` = 1 in a step, 1/2 before the first
-  /// (the first drift takes dt^2 / 2 of the force). Stores them (and each cluster's virial) in
+  /// (the first drift takes dt^2 / 2 of the force). Stores them (and each cluster's virial
+  /// tensor diagonal) in
   /// the "constraint_force" and "constraint_virial" columns. Throws RuntimeError (collective)
   /// naming the cluster when it does not converge. Collective.
   void shake(AtomData& atoms, AtomExchange& exchange, const kernels::md::TypeMasses& mass,
@@ -57,8 +59,9 @@ class Constraints {
   /// Removes the relative velocities along the constraints (RATTLE). Collective.
   void rattle_velocities(AtomData& atoms, AtomExchange& exchange,
                          const kernels::md::TypeMasses& mass, std::int64_t step, MPI_Comm comm);
-  /// This rank's share of the constraint virial (the clusters of its owned centres).
-  [[nodiscard]] double local_virial(const AtomData& atoms) const;
+  /// This rank's share of the constraint virial tensor's diagonal (W_xx, W_yy, W_zz; the clusters
+  /// of its owned centres) at the last shake().
+  [[nodiscard]] std::array<double, 3> local_virial(const AtomData& atoms) const;
 
  private:
   bool rattle_ = false;

@@ -29,7 +29,9 @@ kernels::md::LJCut make_lj_cut(int ntypes, const std::vector<Real>& epsilon,
 /// Long-range corrections for the truncation of LJ, assuming g(r) = 1 beyond rc.
 struct LJTail {
   Real energy = 0;  ///< add to the potential energy
-  Real virial = 0;  ///< add to W = sum r . f; the pressure correction is virial / (3 V)
+  /// Add to W = sum r . f (the trace: it is isotropic, virial / 3 on each diagonal component of
+  /// the tensor); the pressure correction is virial / (3 V).
+  Real virial = 0;
 };
 
 /// Tail corrections of a homogeneous mixture of count[t] atoms of type t in volume V, with the

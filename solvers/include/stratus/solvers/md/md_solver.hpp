@@ -21,6 +21,7 @@
 #include "stratus/solvers/md/topology.hpp"
 #include "stratus/solvers/solver.hpp"
 
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -37,7 +38,10 @@ struct Thermo {
   double kinetic = 0;    ///< per atom
   double potential = 0;  ///< per atom (with the tail correction when enabled)
   double total = 0;      ///< per atom
-  double pressure = 0;
+  double pressure = 0;   ///< (pxx + pyy + pzz) / 3
+  /// The pressure tensor's diagonal, P_aa = (2 KE_aa + W_aa) / V (KE_aa = sum 1/2 m v_a^2, W_aa
+  /// the virial tensor's diagonal, tail correction W_tail / 3 on each), in md.units's pressure.
+  double pxx = 0, pyy = 0, pzz = 0;
   double volume = 0;
   double density = 0;  ///< mass / volume in md.units's density (g/cm^3 for real and metal)
   /// Conserved quantity per atom: total + chain energy for nvt (KE + PE + sum_k Q_k v_k^2 / 2
@@ -149,6 +153,11 @@ class MdSolver : public Solver {
   void write_frame();
   /// Global kinetic energy summed in fixed point: the same bits at any rank count.
   [[nodiscard]] double kinetic_energy_exact() const;
+  /// The global virial tensor's diagonal (W_xx, W_yy, W_zz; W_aa = sum r_a f_a, the scalar virial
+  /// is their sum) of the last force computation with energy: pair, bonded terms and special
+  /// pairs, the constraints' last SHAKE solve, the tail correction (W_tail / 3 on each, it is
+  /// isotropic) and k-space. Collective.
+  [[nodiscard]] std::array<double, 3> global_virial_tensor() const;
   /// Half-step (dt/2) update of the Nose-Hoover chain; scales the velocities. Collective.
   void chain_half_step();
   // NPT (md_npt.cpp).
@@ -169,9 +178,6 @@ class MdSolver : public Solver {
   void sync_box_state();
   /// sum m v_a^2 per axis over every rank, order-independent. Collective.
   [[nodiscard]] std::array<double, 3> kinetic_tensor_exact() const;
-  /// The virial's diagonal W_aa of the last force computation with energy, over every rank
-  /// (pair, bonded, special pairs, constraints, tail, k-space). Collective.
-  [[nodiscard]] std::array<double, 3> global_virial_tensor();
 
   Context& ctx_;
   MdConfig config_;
@@ -206,9 +212,12 @@ class MdSolver : public Solver {
   double total_mass_ = 0;                                   ///< global, in md.masses's unit
   double tail_energy_volume_ = 0, tail_virial_volume_ = 0;  ///< tail_energy_ V, tail_virial_ V
   double dof_ = 0;
-  double tail_energy_ = 0, tail_virial_ = 0;     // global totals
-  double pair_energy_ = 0, pair_virial_ = 0;     // local sums of the last force computation
-  double pair_coul_ = 0;                         // its Coulomb energy (charged styles)
+  double tail_energy_ = 0, tail_virial_ = 0;  // global totals (tail_virial_: the trace)
+  // Local sums of the last force computation with energy: energy, the virial tensor's diagonal
+  // and the Coulomb energy (charged styles).
+  double pair_energy_ = 0;
+  std::array<double, 3> pair_virial_{0, 0, 0};
+  double pair_coul_ = 0;
   std::unique_ptr<Pppm> pppm_;                   // md.kspace.style = pppm
   Pppm::Result kspace_;                          // global, of the last computation with energy
   std::unique_ptr<io::AtomConfiguration> data_;  // the initial configuration, when read from a file

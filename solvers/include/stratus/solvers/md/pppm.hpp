@@ -75,7 +75,9 @@ class Pppm {
 
   struct Result {
     double energy = 0;  ///< global: reciprocal + self + neutralising background
-    double virial = 0;  ///< global trace of the virial, W = sum r . f convention
+    /// Global diagonal of the virial tensor (W_xx, W_yy, W_zz in the W = sum r f convention;
+    /// the scalar virial is their sum): reciprocal part and background.
+    std::array<double, 3> virial{0, 0, 0};
   };
   /// ADDS the reciprocal-space forces to f(i) for atoms [0, nlocal); energy and virial when
   /// `energy` (zeros otherwise). Collective.

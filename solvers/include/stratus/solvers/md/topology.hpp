@@ -31,13 +31,13 @@ namespace stratus::md {
 
 struct MdConfig;
 
-/// Energies (sums over this rank's terms) and the virial of the bonded terms and of the special
-/// pairs' scaling, from the last forces() with energy.
+/// Energies (sums over this rank's terms) and the virial tensor's diagonal (W_xx, W_yy, W_zz) of
+/// the bonded terms and of the special pairs' scaling, from the last forces() with energy.
 struct BondedEnergies {
   double bond = 0, angle = 0, dihedral = 0, improper = 0;
   double special = 0;       ///< van der Waals energy of the special pairs (scaled)
   double special_coul = 0;  ///< their Coulomb energy (scaled)
-  double virial = 0;
+  std::array<double, 3> virial{0, 0, 0};
 };
 
 class MolecularTopology {
