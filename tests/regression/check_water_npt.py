@@ -30,7 +30,9 @@ def block_stats(values):
 
 def main(path):
     with open(path) as f:
-        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+        # Complete rows only (a run still writing may leave its last row unfinished).
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
+                if None not in r.values() and "" not in r.values()]
     prod = [r for r in rows if float(r["time"]) > EQUILIBRATION_FS]
     if len(prod) < 10 * BLOCKS:
         sys.exit(f"{path}: {len(prod)} production rows, expected at least {10 * BLOCKS}")
