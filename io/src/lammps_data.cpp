@@ -431,6 +431,7 @@ class Parser {
     const auto nt = static_cast<std::int64_t>(ntypes);
     const std::int64_t n = pair_ij ? nt * (nt + 1) / 2 : nt;
     previous_rows_ = n;
+    out.name = name;
     out.style = head.comment;
     out.line = head.number;
     out.rows.assign(static_cast<std::size_t>(n), {});

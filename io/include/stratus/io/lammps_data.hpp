@@ -40,8 +40,9 @@ struct DataTerm {
 /// "harmonic", else empty), its keyword's line, and one row per type in type order, the numbers
 /// after the type (PairIJ: after both types) as read.
 struct CoeffSection {
-  std::string style;
-  int line = 0;  ///< 0: the file has no such section
+  std::string name;   ///< the section's keyword ("Pair Coeffs", "PairIJ Coeffs", ...)
+  std::string style;  ///< the comment of its keyword line (a style name)
+  int line = 0;       ///< 0: the file has no such section
   struct Row {
     int type = 0;   ///< 0-based
     int type2 = 0;  ///< 0-based second type (PairIJ Coeffs), else equal to type
