@@ -91,7 +91,10 @@ PairTables make_pair_tables(const MdConfig& config) {
           make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift),
           config.units.qqr2e,
           p.coulomb_cutoff * p.coulomb_cutoff};
-    case PairStyle::lj_cut_coul_long:  // g_ewald is set by the solver once PPPM has chosen it
+    // g_ewald is set by the solver once PPPM has chosen it. coul/long is the same kernel with
+    // epsilon 0 (MdConfig::Pair::tabulate): its LJ terms are exactly zero.
+    case PairStyle::lj_cut_coul_long:
+    case PairStyle::coul_long:
       return kernels::md::LJCutCoulLong{
           {},
           make_lj_cut(config.ntypes(), p.epsilon, p.sigma, p.cutoff, p.shift),

@@ -11,6 +11,41 @@ namespace stratus::md {
 
 namespace {
 
+/// coul/long has no Lennard-Jones term: the keys that only shape it are refused rather than
+/// ignored, and its one cutoff is the Coulomb cutoff.
+void refuse_lj_keys(const io::Deck& deck, const MdConfig::Pair& p) {
+  const std::string style =
+      "md.pair.style = \"coul/long\" (the Coulomb term alone, no Lennard-Jones)";
+  if (!p.entries.empty())
+    throw deck.error_at(
+        p.entries.front().key + "types",
+        fmt::format("{} takes no pair coefficients: expected no [[md.pair.coeff]], found {} "
+                    "(types [{}, {}]); take lj/cut/coul/long for Lennard-Jones plus Coulomb",
+                    style, p.entries.size(), p.entries.front().i + 1, p.entries.front().j + 1));
+  if (p.tail)
+    throw deck.error_at("md.pair.tail",
+                        fmt::format("{} has no Lennard-Jones tail to correct: expected "
+                                    "md.pair.tail = false, found true",
+                                    style));
+  if (p.shift)
+    throw deck.error_at("md.pair.shift",
+                        fmt::format("{} is not shifted (its real-space term erfc(g r) / r is "
+                                    "already small at the cutoff): expected md.pair.shift = "
+                                    "false, found true",
+                                    style));
+  if (!deck.origin("md.pair.mix").is_default)
+    throw deck.error_at("md.pair.mix",
+                        fmt::format("{} has no coefficients to mix: expected md.pair.mix left "
+                                    "out, found \"{}\"",
+                                    style, deck.string("md.pair.mix")));
+  const double coulomb = deck.real("md.pair.coulomb_cutoff");
+  if (coulomb > 0 && coulomb != p.global_cutoff)
+    throw deck.error_at("md.pair.coulomb_cutoff",
+                        fmt::format("{} has one cutoff: expected md.pair.coulomb_cutoff left out "
+                                    "(or equal to md.pair.cutoff = {}), found {}",
+                                    style, p.global_cutoff, coulomb));
+}
+
 /// md.pair's keys and the [[md.pair.coeff]] entries as given; MdConfig::Pair::tabulate makes
 /// the tables once the number of types is known.
 MdConfig::Pair read_pair(const io::Deck& deck) {
@@ -18,7 +53,8 @@ MdConfig::Pair read_pair(const io::Deck& deck) {
   p.style =
       deck.choice<PairStyle>("md.pair.style", {{"lj/cut", PairStyle::lj_cut},
                                                {"lj/cut/coul/cut", PairStyle::lj_cut_coul_cut},
-                                               {"lj/cut/coul/long", PairStyle::lj_cut_coul_long}});
+                                               {"lj/cut/coul/long", PairStyle::lj_cut_coul_long},
+                                               {"coul/long", PairStyle::coul_long}});
   p.shift = deck.boolean("md.pair.shift");
   p.tail = deck.boolean("md.pair.tail");
   p.mix = deck.choice<MdConfig::Pair::Mix>("md.pair.mix",
@@ -34,6 +70,7 @@ MdConfig::Pair read_pair(const io::Deck& deck) {
                          deck.real(at + "epsilon"), deck.real(at + "sigma"),
                          deck.real(at + "cutoff"), at});
   }
+  if (!p.lennard_jones()) refuse_lj_keys(deck, p);
   return p;
 }
 
@@ -132,6 +169,25 @@ void MdConfig::Pair::tabulate(int ntypes, const io::CoeffSection* file,
   epsilon.assign(n2, -1);
   sigma.assign(n2, 0);
   cutoff.assign(n2, 0);
+  if (!lennard_jones()) {
+    // coul/long: the lj/cut/coul/long kernel with epsilon 0 (no LJ energy, force or virial)
+    // and every pair's cutoff the Coulomb one. Coefficients have no meaning: refused.
+    if (!entries.empty())
+      throw deck.error_at(entries.front().key + "types",
+                          "md.pair.style = \"coul/long\" takes no pair coefficients: expected no "
+                          "[[md.pair.coeff]]");
+    if (file != nullptr && file->present())
+      throw InputError(fmt::format(
+          "{}:{}: md.pair.style = \"coul/long\" (the Coulomb term alone, no Lennard-Jones) takes "
+          "no pair coefficients: expected no {} section, found one with {} row(s); remove it",
+          file_path, file->line, file->name.empty() ? "Pair Coeffs" : file->name,
+          file->rows.size()));
+    epsilon.assign(n2, 0.0);
+    sigma.assign(n2, 1.0);
+    cutoff.assign(n2, coulomb_cutoff);
+    cutoff_max = coulomb_cutoff;
+    return;
+  }
   std::vector<std::string> origin(n2);
   const auto set = [&](int i, int j, double e, double s, double c, const std::string& from) {
     for (auto [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
@@ -314,15 +370,18 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   for (int d = 0; d < 3; ++d) c.kspace.mesh[d] = static_cast<int>(mesh[d]);
   c.kspace.g_ewald = deck.real("md.kspace.g_ewald");
   c.kspace.allow_charged = deck.boolean("md.kspace.allow_charged");
-  const bool long_range = c.pair.style == PairStyle::lj_cut_coul_long;
-  if (long_range && !c.kspace.pppm)
+  if (c.pair.long_range() && !c.kspace.pppm)
     throw deck.error_at("md.kspace.style",
-                        "md.pair.style = \"lj/cut/coul/long\" computes the real-space part of an "
-                        "Ewald sum: it needs a k-space solver ([md.kspace] style = \"pppm\")");
-  if (!long_range && c.kspace.pppm)
+                        fmt::format("md.pair.style = \"{}\" computes the real-space part of an "
+                                    "Ewald sum: it needs a k-space solver (expected [md.kspace] "
+                                    "style = \"pppm\", found \"{}\")",
+                                    deck.string("md.pair.style"), deck.string("md.kspace.style")));
+  if (!c.pair.long_range() && c.kspace.pppm)
     throw deck.error_at("md.kspace.style",
-                        "PPPM is the reciprocal part of lj/cut/coul/long: take md.pair.style = "
-                        "\"lj/cut/coul/long\" with it");
+                        fmt::format("PPPM is the reciprocal part of lj/cut/coul/long and "
+                                    "coul/long: expected one of them as md.pair.style, found "
+                                    "\"{}\"",
+                                    deck.string("md.pair.style")));
   if ((mesh[0] > 0) != (mesh[1] > 0) || (mesh[0] > 0) != (mesh[2] > 0))
     throw deck.error_at("md.kspace.mesh", "give all three grid sizes, or none ([0, 0, 0])");
   read_source(deck, c);

@@ -120,13 +120,14 @@ void declare_dynamics(Schema& schema) {
                   "Pair style. lj/cut: Lennard-Jones; lj/cut/coul/cut: plus Coulomb, "
                   "qqr2e q_i q_j / r within md.pair.coulomb_cutoff (charges from a data file of "
                   "atom style full); lj/cut/coul/long: plus the real-space part of an Ewald sum, "
-                  "qqr2e q_i q_j erfc(g r) / r, whose reciprocal part is [md.kspace]; as LAMMPS's "
-                  "styles of those names.")
-      .one_of({"lj/cut", "lj/cut/coul/cut", "lj/cut/coul/long"})
+                  "qqr2e q_i q_j erfc(g r) / r, whose reciprocal part is [md.kspace]; coul/long: "
+                  "that real-space Coulomb term alone, no Lennard-Jones (no [[md.pair.coeff]], "
+                  "tail or shift; one cutoff, md.pair.cutoff); as LAMMPS's styles of those names.")
+      .one_of({"lj/cut", "lj/cut/coul/cut", "lj/cut/coul/long", "coul/long"})
       .set_default(std::string("lj/cut"));
   pair.add_real("coulomb_cutoff",
-                "Cutoff of the Coulomb term of lj/cut/coul/cut and lj/cut/coul/long; 0 takes "
-                "md.pair.cutoff.")
+                "Cutoff of the Coulomb term of lj/cut/coul/cut, lj/cut/coul/long and coul/long; "
+                "0 takes md.pair.cutoff.")
       .at_least(0.0)
       .unit("length")
       .set_default(0.0);
@@ -303,11 +304,12 @@ void declare_constraints(Schema& schema) {
 void declare_kspace(Schema& schema) {
   auto& ks = schema.section(
       "md.kspace",
-      "Long-range electrostatics for md.pair.style = lj/cut/coul/long: PPPM (particle-particle "
-      "particle-mesh, ik differentiation) on Stratus's distributed FFT, its grid and Ewald "
-      "parameter chosen from a relative force accuracy as LAMMPS's kspace_style pppm does.",
+      "Long-range electrostatics for md.pair.style = lj/cut/coul/long or coul/long: PPPM "
+      "(particle-particle particle-mesh, ik differentiation) on Stratus's distributed FFT, its "
+      "grid and Ewald parameter chosen from a relative force accuracy as LAMMPS's kspace_style "
+      "pppm does.",
       "md");
-  ks.add_string("style", "none, or pppm (needed by lj/cut/coul/long).")
+  ks.add_string("style", "none, or pppm (needed by lj/cut/coul/long and coul/long).")
       .one_of({"none", "pppm"})
       .set_default(std::string("none"));
   ks.add_real("accuracy",

@@ -76,7 +76,7 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
   // Levels whose factors are not 1 leave the neighbour lists; those with a factor > 0 are
   // computed, scaled, from the special-pair list (no subtraction: a 1-2 pair inside the LJ
   // core never enters a sum). Without charges the Coulomb factors play no part.
-  charged_ = config.pair.style != PairStyle::lj_cut;
+  charged_ = config.pair.charged();
   const auto& lj = deck.real_list("md.special_bonds.lj");
   const auto& coul = deck.real_list("md.special_bonds.coul");
   for (int k = 0; k < 3; ++k) {
@@ -84,7 +84,7 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
     special_coul_[k] = charged_ ? coul[k] : lj[k];
     if (special_lj_[k] != 1.0 || special_coul_[k] != 1.0) excluded_levels_ |= 1u << k;
     // With a k-space part, a pair left out entirely still has its reciprocal term removed.
-    const bool long_range = config.pair.style == PairStyle::lj_cut_coul_long;
+    const bool long_range = config.pair.long_range();
     if ((excluded_levels_ >> k & 1u) &&
         (special_lj_[k] > 0.0 || (charged_ && (coul[k] > 0.0 || long_range))))
       scaled_levels_ |= 1u << k;

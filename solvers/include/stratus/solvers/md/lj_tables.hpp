@@ -11,8 +11,9 @@ namespace stratus::md {
 
 struct MdConfig;
 
-/// The device tables of every pair style, one alternative per md::PairStyle: the force loop
-/// dispatches on it once a step (std::visit), each style's kernel compiled for its own tables.
+/// The device tables of every pair style, one alternative per kernel (coul/long runs those of
+/// lj/cut/coul/long with epsilon 0): the force loop dispatches on it once a step (std::visit),
+/// each style's kernel compiled for its own tables.
 using PairTables =
     std::variant<kernels::md::LJCut, kernels::md::LJCutCoulCut, kernels::md::LJCutCoulLong>;
 

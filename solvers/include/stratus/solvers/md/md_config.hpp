@@ -19,7 +19,9 @@
 namespace stratus::md {
 
 enum class LatticeStyle { fcc, bcc, sc };
-enum class PairStyle { lj_cut, lj_cut_coul_cut, lj_cut_coul_long };
+/// md.pair.style. coul_long: the real-space Ewald Coulomb term alone (no Lennard-Jones), run by
+/// the lj/cut/coul/long kernel with epsilon 0 (tabulate).
+enum class PairStyle { lj_cut, lj_cut_coul_cut, lj_cut_coul_long, coul_long };
 enum class Integrator { nve, langevin, nvt };
 /// md.neighbor.list: automatic is half (double) or cluster (mixed) on host backends, full on GPUs.
 enum class NeighborListKind { automatic, full, half, cluster };
@@ -63,7 +65,8 @@ struct MdConfig {
     std::vector<double> epsilon, sigma, cutoff;
     double cutoff_max = 0;
     double global_cutoff = 0;
-    double coulomb_cutoff = 0;  ///< lj/cut/coul/cut (md.pair.coulomb_cutoff, else md.pair.cutoff)
+    /// The Coulomb term's cutoff: md.pair.coulomb_cutoff if > 0, else md.pair.cutoff.
+    double coulomb_cutoff = 0;
     bool shift = false;
     bool tail = false;
     enum class Mix { geometric, arithmetic } mix = Mix::geometric;
@@ -76,16 +79,27 @@ struct MdConfig {
     std::vector<Entry> entries;
     [[nodiscard]] bool tabulated() const noexcept { return !epsilon.empty(); }
     [[nodiscard]] bool charged() const noexcept { return style != PairStyle::lj_cut; }
+    /// Whether the style is the real-space part of an Ewald sum, whose reciprocal part is
+    /// [md.kspace] (PPPM): lj/cut/coul/long and coul/long.
+    [[nodiscard]] bool long_range() const noexcept {
+      return style == PairStyle::lj_cut_coul_long || style == PairStyle::coul_long;
+    }
+    /// Whether the style has a Lennard-Jones term (and so takes coefficients): all but
+    /// coul/long.
+    [[nodiscard]] bool lennard_jones() const noexcept { return style != PairStyle::coul_long; }
     /// Fills the tables for `ntypes` types from `file` (a data file's Pair Coeffs or PairIJ
     /// Coeffs section, or null), the deck's entries (which take precedence) and mixing. Throws
     /// DeckError naming the key (or InputError naming the file's line) for a type out of range,
     /// a pair given twice in the deck, a row that is not "epsilon sigma [cutoff]", or a type
-    /// with no coefficients at all. `types_from` names what set ntypes, for messages.
+    /// with no coefficients at all. `types_from` names what set ntypes, for messages. For
+    /// coul/long: epsilon 0, sigma 1 and the Coulomb cutoff for every pair (the Coulomb term
+    /// alone); a deck entry or a file section is refused (they have no meaning there).
     void tabulate(int ntypes, const io::CoeffSection* file, const std::string& file_path,
                   const io::Deck& deck, const std::string& types_from);
   } pair;
 
-  /// [md.kspace]: long-range electrostatics (lj/cut/coul/long needs it, and only it takes it).
+  /// [md.kspace]: long-range electrostatics (lj/cut/coul/long and coul/long need it, and only
+  /// they take it).
   struct Kspace {
     bool pppm = false;
     double accuracy = 1e-5;  ///< relative force accuracy

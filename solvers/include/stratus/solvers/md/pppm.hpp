@@ -1,10 +1,10 @@
 // Long-range electrostatics by PPPM (md.kspace): the reciprocal part of the Ewald sum whose real
-// part is the erfc-screened Coulomb term of lj/cut/coul/long. Charges are assigned to a global
-// grid (kernels/md/pppm.hpp), summed over the ranks, transformed by Stratus's distributed FFT
-// (fft/distributed_fft.hpp: FFTW on CPUs, cuFFT on GPUs), multiplied by the optimal influence
-// function of ik differentiation, transformed back as the three field components, and
-// interpolated to the atoms. Every rank sums the same grid whatever the decomposition, so the
-// result is the same at any rank count to round-off.
+// part is the erfc-screened Coulomb term of lj/cut/coul/long and coul/long. Charges are assigned
+// to a global grid (kernels/md/pppm.hpp), summed over the ranks, transformed by Stratus's
+// distributed FFT (fft/distributed_fft.hpp: FFTW on CPUs, cuFFT on GPUs), multiplied by the
+// optimal influence function of ik differentiation, transformed back as the three field
+// components, and interpolated to the atoms. Every rank sums the same grid whatever the
+// decomposition, so the result is the same at any rank count to round-off.
 //
 // Parameters from a requested relative force accuracy, as LAMMPS's `kspace_style pppm ACC`
 // chooses them: the Ewald parameter g from the real-space error of Kolafa and Perram (Mol. Sim.
