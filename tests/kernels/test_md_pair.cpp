@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -254,6 +255,55 @@ TEST(MdPair, LammpsBenchLjLatticeEnergy) {
     EXPECT_NEAR(res.virial[d] / a.nlocal, w_sum / 3, 1e-12);
   for (const auto& fi : to_host(s.f, a.nlocal))  // perfect lattice: no net force
     for (int d = 0; d < 3; ++d) EXPECT_NEAR(fi[d], 0, 1e-12);
+}
+
+// coul/long (solvers/md, MdConfig::Pair::tabulate) runs the lj/cut/coul/long kernel with
+// epsilon 0, sigma 1 and every pair's cutoff the Coulomb one: its LJ terms are then exactly zero
+// (48 eps sig^12 = 24 eps sig^6 = 0, no shift), at any distance, close pairs included (no
+// NaN), and forces, virial and Coulomb energy are those of the real-space Coulomb term alone.
+TEST(MdPair, CoulombAloneIsLJCutCoulLongWithEpsilonZero) {
+  const Real rc = 3.0;
+  const LJCutCoulLong pair{{},
+                           make_lj_cut(2, {0, 0, 0, 0}, {1, 1, 1, 1}, {rc, rc, rc, rc}, false),
+                           332.06371,
+                           rc * rc,
+                           0.9};
+  const HostAtoms a = random_atoms(60, 4.0, 2, 17);  // no ghosts: pairs inside the box only
+  std::vector<Real> q(a.x.size());
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = (i % 2 == 0 ? 0.4 : -0.55) * (1 + 0.1 * i);
+  System s(a, rc + 0.5);
+  const PairResult res =
+      compute_pair_forces(pair, s.x, s.type, a.nlocal, s.list, s.f, to_device_1d<Charges>(q));
+  // The real-space Coulomb term pair by pair on the host (LJCutCoulLong::coulomb reads no table).
+  std::vector<Vec3> f(a.x.size(), Vec3{0, 0, 0});
+  Real ecoul = 0, virial[3] = {0, 0, 0}, closest = rc;
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int j = i + 1; j < a.nlocal; ++j) {
+      Real d[3], rsq = 0;
+      for (int k = 0; k < 3; ++k) {
+        d[k] = a.x[i][k] - a.x[j][k];
+        rsq += d[k] * d[k];
+      }
+      closest = std::min(closest, std::sqrt(rsq));
+      Real fc = 0, ec = 0;
+      pair.coulomb(rsq, 1 / rsq, q[i] * q[j], fc, ec);
+      ecoul += ec;
+      for (int k = 0; k < 3; ++k) {
+        f[i][k] += fc * d[k];
+        f[j][k] -= fc * d[k];
+        virial[k] += fc * d[k] * d[k];
+      }
+    }
+  ASSERT_LT(closest, 0.5);     // close pairs are in the test
+  EXPECT_EQ(res.energy, 0.0);  // evdwl: exactly zero
+  EXPECT_NEAR(res.coul, ecoul, 1e-12 * std::fabs(ecoul));
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(res.virial[k], virial[k], 1e-12 * std::fabs(virial[k]));
+  const auto got = to_host(s.f, a.nlocal);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_TRUE(std::isfinite(got[i][k])) << "atom " << i;
+      EXPECT_NEAR(got[i][k], f[i][k], 1e-11 * (1 + std::fabs(f[i][k]))) << "atom " << i;
+    }
 }
 
 }  // namespace stratus::md_pair_test
