@@ -294,8 +294,9 @@ void declare_constraints(Schema& schema) {
       .at_most(0.1)
       .set_default(1e-4);
   c.add_int("iterations",
-            "Iterations at most per cluster and step; a cluster that does not converge stops the "
-            "run with an error naming it.")
+            "Iterations at most per cluster and step (Newton steps of SHAKE, sweeps of RATTLE's "
+            "velocity half); a cluster that does not converge stops the run with an error naming "
+            "it.")
       .at_least(1)
       .set_default(std::int64_t{20});
 }

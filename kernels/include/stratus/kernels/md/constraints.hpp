@@ -5,9 +5,10 @@
 //
 // SHAKE is applied as a force (as LAMMPS does): after the forces of a step, the positions the
 // next drift would reach, xs = x + dt v + c dt^2 f / m (c = 1, or 1/2 before the first step), are
-// corrected by constraint forces lambda_k r_k along the current constraint vectors, solved
-// iteratively (Gauss-Seidel over a cluster's constraints) until every constrained distance is
-// within the tolerance; the forces are added to f so that the next drift lands on the
+// corrected by constraint forces lambda_k r_k along the current constraint vectors, the
+// multipliers of a cluster solved together by Newton's method (M-SHAKE: Kraeutler, van Gunsteren
+// and Huenenberger, J. Comput. Chem. 22 (2001) 501) until every constrained distance is within
+// the tolerance; the forces are added to f so that the next drift lands on the
 // constraints. RATTLE then removes, after the second half kick, the relative velocity along each
 // constraint.
 #pragma once
@@ -68,6 +69,46 @@ KOKKOS_INLINE_FUNCTION int load_cluster(const ShakeClusters& l, int c, const Vec
   return nc;
 }
 
+/// How constraint m's multiplier moves constraint n's vector s_p - s_q: the coefficient w with
+/// d(s_p - s_q)/d(lambda_m) = cdt2 w r_m (the force lambda_m r_m acts on p_m, minus it on q_m).
+KOKKOS_INLINE_FUNCTION Real constraint_coupling(const int (&p)[4], const int (&q)[4],
+                                                const Real (&im)[4], int n, int m) {
+  const Real on_p = p[n] == p[m] ? Real(1) : p[n] == q[m] ? Real(-1) : Real(0);
+  const Real on_q = q[n] == p[m] ? Real(1) : q[n] == q[m] ? Real(-1) : Real(0);
+  return on_p * im[p[n]] - on_q * im[q[n]];
+}
+
+/// Solves the n x n system A x = b (n <= 4) in place by Gaussian elimination with partial
+/// pivoting: b becomes x. Returns false for a singular matrix.
+KOKKOS_INLINE_FUNCTION bool solve_small(int n, Real (&A)[4][4], Real (&b)[4]) {
+  for (int c = 0; c < n; ++c) {
+    int pivot = c;
+    for (int r = c + 1; r < n; ++r)
+      if (kmath::fabs(A[r][c]) > kmath::fabs(A[pivot][c])) pivot = r;
+    if (!(kmath::fabs(A[pivot][c]) > Real(0))) return false;
+    if (pivot != c) {
+      for (int k = 0; k < n; ++k) {
+        const Real t = A[c][k];
+        A[c][k] = A[pivot][k];
+        A[pivot][k] = t;
+      }
+      const Real t = b[c];
+      b[c] = b[pivot];
+      b[pivot] = t;
+    }
+    for (int r = c + 1; r < n; ++r) {
+      const Real f = A[r][c] / A[c][c];
+      for (int k = c; k < n; ++k) A[r][k] -= f * A[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  for (int c = n - 1; c >= 0; --c) {
+    for (int k = c + 1; k < n; ++k) b[c] -= A[c][k] * b[k];
+    b[c] /= A[c][c];
+  }
+  return true;
+}
+
 /// What a constraint solve reports: clusters that did not converge (the first one's centre
 /// index) and the largest relative error left.
 struct ShakeOutcome {
@@ -92,26 +133,41 @@ inline ShakeOutcome shake(const ShakeClusters& l, const Vectors& x, const Vector
         int p[4], q[4];
         Real d[4], s[4][3], r[4][3], im[4], lambda[4] = {0, 0, 0, 0};
         const int nc = load_cluster(l, c, x, xp, type, mass, p, q, d, s, r, im);
+        Real s0[4][3];
+        for (int a = 0; a < 4; ++a)
+          for (int k = 0; k < 3; ++k) s0[a][k] = s[a][k];
         bool done = false;
-        for (int it = 0; it < iterations && !done; ++it) {
+        for (int it = 0; it <= iterations; ++it) {
+          // Residuals g_n = d_n^2 - |s_p - s_q|^2 at the current multipliers, and their
+          // Jacobian -J: J_nm = 2 (s_p - s_q) . d(s_p - s_q)/d(lambda_m).
+          Real g[4], J[4][4], sv[4][3];
           done = true;
           for (int n = 0; n < nc; ++n) {
-            Real sv[3], s2 = 0, sr = 0;
+            Real s2 = 0;
             for (int k = 0; k < 3; ++k) {
-              sv[k] = s[p[n]][k] - s[q[n]][k];
-              s2 += sv[k] * sv[k];
-              sr += sv[k] * r[n][k];
+              sv[n][k] = s[p[n]][k] - s[q[n]][k];
+              s2 += sv[n][k] * sv[n][k];
             }
-            const Real diff = d[n] * d[n] - s2;
-            if (kmath::fabs(diff) <= 2 * tolerance * d[n] * d[n]) continue;
-            done = false;
-            const Real delta = diff / (2 * cdt2 * (im[p[n]] + im[q[n]]) * sr);
-            lambda[n] += delta;
-            for (int k = 0; k < 3; ++k) {
-              s[p[n]][k] += cdt2 * im[p[n]] * delta * r[n][k];
-              s[q[n]][k] -= cdt2 * im[q[n]] * delta * r[n][k];
-            }
+            g[n] = d[n] * d[n] - s2;
+            if (kmath::fabs(g[n]) > 2 * tolerance * d[n] * d[n]) done = false;
           }
+          if (done || it == iterations) break;
+          for (int n = 0; n < nc; ++n)
+            for (int m = 0; m < nc; ++m) {
+              const Real w = constraint_coupling(p, q, im, n, m);
+              Real dot = 0;
+              for (int k = 0; k < 3; ++k) dot += sv[n][k] * r[m][k];
+              J[n][m] = 2 * cdt2 * w * dot;
+            }
+          if (!solve_small(nc, J, g)) break;  // singular: reported as not converged
+          for (int m = 0; m < nc; ++m) lambda[m] += g[m];
+          for (int a = 0; a < 4; ++a)
+            for (int k = 0; k < 3; ++k) s[a][k] = s0[a][k];
+          for (int m = 0; m < nc; ++m)
+            for (int k = 0; k < 3; ++k) {
+              s[p[m]][k] += cdt2 * im[p[m]] * lambda[m] * r[m][k];
+              s[q[m]][k] -= cdt2 * im[q[m]] * lambda[m] * r[m][k];
+            }
         }
         if (!done) ++bad;
         Real w[3] = {0, 0, 0};
