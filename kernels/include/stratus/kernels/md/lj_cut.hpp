@@ -21,6 +21,8 @@ struct LJCut {
   TypeTable offset;  ///< e(rc) when shifted, else 0
   int ntypes = 0;
   Real max_cutoff = 0;  ///< largest rc over type pairs (for the neighbour list)
+  /// Beyond this squared distance every type pair is zero.
+  KOKKOS_INLINE_FUNCTION Real reach_sq() const { return max_cutoff * max_cutoff; }
 
   /// fpair = F/r and energy e(r) for types ti, tj at squared distance rsq; zero if rsq >= rc^2.
   KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int ti, int tj, Real& fpair,
@@ -58,6 +60,9 @@ struct LJCutCoulCut : ChargedPairCall<LJCutCoulCut> {
   LJCut lj;
   Real qqrd2e = 1;      ///< Coulomb's constant in the deck's units (Units::qqr2e)
   Real cut_coulsq = 0;  ///< rc_coul^2
+  KOKKOS_INLINE_FUNCTION Real reach_sq() const {
+    return lj.reach_sq() > cut_coulsq ? lj.reach_sq() : cut_coulsq;
+  }
 
   /// The two terms apart: F/r and e of the LJ and of the Coulomb interaction.
   KOKKOS_INLINE_FUNCTION void parts(Real rsq, int ti, int tj, Real qiqj, Real& fvdwl, Real& fcoul,
@@ -123,6 +128,9 @@ struct LJCutCoulLong : ChargedPairCall<LJCutCoulLong> {
   Real qqrd2e = 1;
   Real cut_coulsq = 0;
   Real g_ewald = 0;  ///< set once the k-space solver has chosen it
+  KOKKOS_INLINE_FUNCTION Real reach_sq() const {
+    return lj.reach_sq() > cut_coulsq ? lj.reach_sq() : cut_coulsq;
+  }
 
   /// The per-type-pair numbers of `gathered`: lj1, lj2, lj3, lj4, cutsq, offset (pair.hpp reads
   /// them once per neighbour before a batch, so that the arithmetic loop has no table lookups

@@ -83,6 +83,7 @@ KOKKOS_INLINE_FUNCTION void evaluate_pair(const Pair& p, Real rsq, int ti, int t
 /// that all share them).
 struct LJCutUniform {
   Real lj1, lj2, lj3, lj4, cutsq, offset;
+  KOKKOS_INLINE_FUNCTION Real reach_sq() const { return cutsq; }
   /// As LJCut::operator(), ignoring the types.
   KOKKOS_INLINE_FUNCTION void operator()(Real rsq, int, int, Real& fpair, Real& energy) const {
     const bool in = rsq < cutsq;
@@ -117,6 +118,16 @@ PairResult with_uniform_form(const Pair& pair, Run&& run) {
   return run(pair);
 }
 
+/// The squared distance beyond which `p` is zero for every type pair: its reach_sq() where it
+/// has one, else no limit.
+template <class Pair>
+KOKKOS_INLINE_FUNCTION Real pair_reach_sq(const Pair& p) {
+  if constexpr (requires { p.reach_sq(); })
+    return p.reach_sq();
+  else
+    return Real(1e300);
+}
+
 /// Sums over one row of a neighbour list: the force on atom i, and sum e_ij and the diagonal of
 /// sum r_ij f_ij (zero unless asked for).
 struct RowSums {
@@ -146,8 +157,12 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
   const int ti = type(i);
   const Real qi = charged ? q(i) : Real(0);
   RowSums sums;
+  // Neighbours beyond every cutoff of the style (the list's skin) are dropped while gathering,
+  // so that the arithmetic loop runs only on pairs that interact: they would add exact zeros
+  // (x + 0 = x), so the sums are bitwise those of pair_row.
+  const Real reach = pair_reach_sq(p);
   for (int k0 = 0; k0 < n; k0 += kPairBatch) {
-    const int m = n - k0 < kPairBatch ? n - k0 : kPairBatch;
+    const int mk = n - k0 < kPairBatch ? n - k0 : kPairBatch;
     Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
     Real qq[charged ? kPairBatch : 1], ec[charged ? kPairBatch : 1];
     // Styles with a gathered form get their type pair's numbers here, outside the arithmetic
@@ -160,19 +175,24 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
         return 1;
     }();
     Real tab[ng][gathers ? kPairBatch : 1];
-    int tj[kPairBatch];
-    for (int c = 0; c < m; ++c) {
+    int tj[kPairBatch], jj[kPairBatch];
+    int m = 0;
+    for (int c = 0; c < mk; ++c) {
       const int j = entries(i, k0 + c);
-      dx[c] = xi - x(j, 0);
-      dy[c] = yi - x(j, 1);
-      dz[c] = zi - x(j, 2);
-      tj[c] = type(j);
-      if constexpr (charged) qq[c] = qi * q(j);
+      const Real ddx = xi - x(j, 0), ddy = yi - x(j, 1), ddz = zi - x(j, 2);
+      if (!(ddx * ddx + ddy * ddy + ddz * ddz < reach)) continue;
+      dx[m] = ddx;
+      dy[m] = ddy;
+      dz[m] = ddz;
+      jj[m] = j;
+      tj[m] = type(j);
+      if constexpr (charged) qq[m] = qi * q(j);
       if constexpr (gathers) {
         Real g[ng];
-        p.gather(ti, tj[c], g);
-        for (int k = 0; k < ng; ++k) tab[k][c] = g[k];
+        p.gather(ti, tj[m], g);
+        for (int k = 0; k < ng; ++k) tab[k][m] = g[k];
       }
+      ++m;
     }
     const Pair pl = p;  // a local copy: GCC does not vectorise through the reference
     for (int c = 0; c < m; ++c) {
@@ -199,7 +219,7 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
       sums.fy += fyj;
       sums.fz += fzj;
       if constexpr (Reaction) {  // the pair is listed once: j, local or ghost, gets the reaction
-        const int j = entries(i, k0 + c);
+        const int j = jj[c];
         fs(j, 0) -= fxj;
         fs(j, 1) -= fyj;
         fs(j, 2) -= fzj;
