@@ -19,10 +19,8 @@
 #   RANKS=1 REPEAT=5 bench/lj_vs_gromacs.sh
 #   STRATUS=/path/to/a/native/build/apps/stratus bench/lj_vs_gromacs.sh
 #
-# Needs a built Stratus (tools/setup.sh), `apt-get install gromacs` and g++. Debian's GROMACS
-# 2022 refuses to start where CPUID hides the rdtscp instruction (as on the cloud VMs this was
-# written on); the script then builds bench/lib/gmx_rdtscp_shim.cpp and preloads it into GROMACS
-# (it only adds rdtscp to GROMACS's CPU detection), and says so.
+# Needs a built Stratus (tools/setup.sh), `apt-get install gromacs` and g++ (bench/lib/gromacs.sh:
+# where GROMACS 2022 refuses to start because CPUID hides rdtscp, a shim is preloaded).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 stratus="${STRATUS:-$here/build/apps/stratus}"
@@ -97,36 +95,11 @@ nstenergy = 100
 nstlog = 100
 MDP
 
-grompp() {  # grompp BINARY OUT.tpr
-  (cd "$work" && "$1" grompp -f md.mdp -c conf.gro -p topol.top -o "$2" -maxwarn 2 >"$2.log" 2>&1) ||
-    { echo "grompp failed:" >&2; tail -20 "$work/$2.log" >&2; exit 1; }
-}
-grompp "$gmx" mixed.tpr
-[ -z "$gmx_d" ] || grompp "$gmx_d" double.tpr
-
-# GROMACS with or without the rdtscp shim: try it plain first.
-preload=""
-probe() {
-  (cd "$work" && LD_PRELOAD="$preload" "$gmx" mdrun -s mixed.tpr -nsteps 10 -ntmpi 1 -ntomp 1 \
-    -nb cpu -noconfout -deffnm probe >probe.out 2>&1)
-}
-if ! probe; then
-  g++ -O2 -shared -fPIC -o "$work/gmx_rdtscp_shim.so" "$here/bench/lib/gmx_rdtscp_shim.cpp" -ldl
-  preload="$work/gmx_rdtscp_shim.so"
-  probe || { echo "GROMACS does not start, even with the rdtscp shim:" >&2; tail -20 "$work/probe.out" >&2; exit 1; }
-  echo "# GROMACS refused to start here (CPUID hides rdtscp); it runs with bench/lib/gmx_rdtscp_shim.cpp preloaded"
-fi
-echo "# GROMACS: $("$gmx" --version 2>/dev/null | grep -m1 'GROMACS version' | sed 's/ *GROMACS version: *//'), $(grep -m1 'SIMD instructions selected at compile time' "$work/probe.log" | sed 's/.*: *//') SIMD"
-
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-
-# run_gmx BINARY TPR RANKS TAG: steps/s from the log's "Wall t" appended to $work/TAG.RANKS.
-run_gmx() {
-  (cd "$work" && LD_PRELOAD="$preload" "$1" mdrun -s "$2" -ntmpi "$3" -ntomp 1 -npme 0 -pin on \
-    -nb cpu -noconfout -deffnm "run_$4" >"run_$4.out" 2>&1) ||
-    { echo "gmx mdrun failed:" >&2; tail -20 "$work/run_$4.out" >&2; exit 1; }
-  awk -v n="$steps" '/^ +Time:/ {print n / $3}' "$work/run_$4.log" >>"$work/$4.$3"
-}
+. "$here/bench/lib/common.sh"
+. "$here/bench/lib/gromacs.sh"
+gmx_grompp "$gmx" mixed.tpr
+[ -z "$gmx_d" ] || gmx_grompp "$gmx_d" double.tpr
+gmx_start "$gmx" mixed.tpr
 
 # run_stratus PRECISION RANKS TAG: steps/s of the time loop appended to $work/TAG.RANKS.
 run_stratus() {
@@ -144,9 +117,9 @@ printf '%-6s %-24s %16s %14s\n' ranks code atom-steps/s "/ GROMACS mixed"
 for np in $ranks_list; do
   for tag in gm gd sm sd; do : >"$work/$tag.$np"; done
   for r in $(seq "$repeat"); do
-    run_gmx "$gmx" mixed.tpr "$np" gm
+    gmx_run "$gmx" mixed.tpr "$np" gm
     run_stratus mixed "$np" sm
-    [ -z "$gmx_d" ] || run_gmx "$gmx_d" double.tpr "$np" gd
+    [ -z "$gmx_d" ] || gmx_run "$gmx_d" double.tpr "$np" gd
     run_stratus double "$np" sd
   done
   ref=$(median <"$work/gm.$np")

@@ -49,7 +49,7 @@ run $steps
 LMP
 
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+. "$here/bench/lib/common.sh"
 # Peak resident memory (kB) of the whole job, from GNU time's %M (max over the ranks, per rank).
 run_timed() { /usr/bin/time -f "%M" -o "$work/rss" "$@"; }
 

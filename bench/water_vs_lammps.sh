@@ -49,7 +49,7 @@ thermo 100
 run $steps
 LMP
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+. "$here/bench/lib/common.sh"
 
 printf '%-6s %-8s %16s %12s %12s\n' ranks code atom-steps/s timesteps/s ns/day
 for np in $ranks_list; do

@@ -3,7 +3,7 @@
 molecules on a simple cubic lattice, randomly oriented, in a cubic box sized for a given density.
 
   python3 tools/make_water_data.py --molecules 512 [--density 0.997] [--seed 1] \\
-      --output water_512.data [--check]
+      --output water_512.data [--gromacs water_512] [--check]
 
 SPC/E (H. J. C. Berendsen, J. R. Grigera, T. P. Straatsma, J. Phys. Chem. 91 (1987) 6269): O-H
 1.0 Angstrom, H-O-H 109.47 degrees, charges O -0.8476 e and H +0.4238 e, Lennard-Jones on O-O
@@ -59,6 +59,9 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1,
                    help="seed of Python's random for the orientations (default 1)")
     p.add_argument("--output", required=True, help="path of the data file to write")
+    p.add_argument("--gromacs", metavar="PREFIX",
+                   help="also write the same molecules for GROMACS: PREFIX.gro (positions in nm, "
+                   "5 decimals) and PREFIX.top (SPC/E with SETTLE)")
     p.add_argument("--check", action="store_true",
                    help="print the net charge, the box edge and the smallest intermolecular O-O "
                    "distance")
@@ -160,6 +163,56 @@ def format_data(length, molecules, title):
         o = 3 * m + 1
         out.append(f"{m + 1} 1 {o + 1} {o} {o + 2}")
     return "\n".join(out) + "\n"
+
+
+def format_gromacs(length, molecules, title):
+    """The same molecules as a GROMACS coordinate file (.gro, nm, 5 decimals: field width 10) and
+    topology (.top): SPC/E with its LJ on O only, the charges of the data file, SETTLE holding O-H
+    and H-H at the data file's geometry, and the intramolecular pairs excluded (LAMMPS's
+    special_bonds lj/coul 0 0 0). kcal/mol to kJ/mol: 4.184."""
+    n_mol = len(molecules)
+    gro = [title, str(3 * n_mol)]
+    for m, atoms in enumerate(molecules):
+        for name, p in zip(("OW", "HW1", "HW2"), atoms):
+            a = len(gro) - 1
+            gro.append("%5d%-5s%5s%5d%10.5f%10.5f%10.5f"
+                       % ((m + 1) % 100000, "SOL", name, a % 100000, p[0] / 10, p[1] / 10, p[2] / 10))
+    gro.append("%12.7f%12.7f%12.7f" % ((length / 10,) * 3))
+    dhh = 2 * BOND * math.sin(math.radians(ANGLE) / 2)
+    top = f"""; {title}
+[ defaults ]
+; nbfunc comb-rule gen-pairs fudgeLJ fudgeQQ
+1 2 no 1.0 1.0
+
+[ atomtypes ]
+; name mass charge ptype sigma(nm) epsilon(kJ/mol)
+OW {MASS['O']} 0.0 A {LJ_OO[1] / 10:.6f} {LJ_OO[0] * 4.184:.7f}
+HW {MASS['H']} 0.0 A 0.0 0.0
+
+[ moleculetype ]
+SOL 2
+
+[ atoms ]
+1 OW 1 SOL OW 1 {CHARGE['O']} {MASS['O']}
+2 HW 1 SOL HW1 1 {CHARGE['H']} {MASS['H']}
+3 HW 1 SOL HW2 1 {CHARGE['H']} {MASS['H']}
+
+[ settles ]
+; OW funct d_OH(nm) d_HH(nm)
+1 1 {BOND / 10:.6f} {dhh / 10:.8f}
+
+[ exclusions ]
+1 2 3
+2 1 3
+3 1 2
+
+[ system ]
+SPC/E water
+
+[ molecules ]
+SOL {n_mol}
+"""
+    return "\n".join(gro) + "\n", top
 
 
 def read_back_positions(text):
@@ -265,6 +318,12 @@ def main(argv):
     text = format_data(length, molecules, title)
     with open(args.output, "w") as f:
         f.write(text)
+    if args.gromacs:
+        gro, top = format_gromacs(length, molecules, title)
+        with open(args.gromacs + ".gro", "w") as f:
+            f.write(gro)
+        with open(args.gromacs + ".top", "w") as f:
+            f.write(top)
     if args.check:
         check(text, length, args.molecules)
     return 0

@@ -136,6 +136,7 @@ struct LJCutCoulLong : ChargedPairCall<LJCutCoulLong> {
   /// them once per neighbour before a batch, so that the arithmetic loop has no table lookups
   /// and vectorises without gathers).
   static constexpr int kGathered = 6;
+  KOKKOS_INLINE_FUNCTION int type_count() const { return lj.ntypes; }
   KOKKOS_INLINE_FUNCTION void gather(int ti, int tj, Real* c) const {
     c[0] = lj.lj1(ti, tj);
     c[1] = lj.lj2(ti, tj);

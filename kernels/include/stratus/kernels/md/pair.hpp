@@ -161,38 +161,54 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
   // so that the arithmetic loop runs only on pairs that interact: they would add exact zeros
   // (x + 0 = x), so the sums are bitwise those of pair_row.
   const Real reach = pair_reach_sq(p);
+  // Styles with a gathered form: row ti of their per-type-pair numbers, once per row.
+  constexpr bool gathers = requires { Pair::kGathered; };
+  constexpr int ng = [] {
+    if constexpr (requires { Pair::kGathered; })
+      return Pair::kGathered;
+    else
+      return 1;
+  }();
+  constexpr int kRowTypes = 16;  // more types: gathered per neighbour
+  Real coeff[gathers ? kRowTypes : 1][ng];
+  bool cached = false;
+  if constexpr (gathers) {
+    cached = p.type_count() <= kRowTypes;
+    for (int t = 0; cached && t < p.type_count(); ++t) p.gather(ti, t, coeff[t]);
+  }
   for (int k0 = 0; k0 < n; k0 += kPairBatch) {
     const int mk = n - k0 < kPairBatch ? n - k0 : kPairBatch;
     Real dx[kPairBatch], dy[kPairBatch], dz[kPairBatch], fp[kPairBatch], en[kPairBatch];
     Real qq[charged ? kPairBatch : 1], ec[charged ? kPairBatch : 1];
     // Styles with a gathered form get their type pair's numbers here, outside the arithmetic
     // loop, which then reads no table (no gathers: it vectorises on any SIMD width).
-    constexpr bool gathers = requires { Pair::kGathered; };
-    constexpr int ng = [] {
-      if constexpr (requires { Pair::kGathered; })
-        return Pair::kGathered;
-      else
-        return 1;
-    }();
     Real tab[ng][gathers ? kPairBatch : 1];
     int tj[kPairBatch], jj[kPairBatch];
+    // Raw pointers (the views' data do not move within a row), and a compaction without a branch
+    // (every neighbour is written at m; m advances only for those in reach), which a skin's
+    // worth of unpredictable pairs would otherwise cost in mispredictions.
+    const int* row = &entries(i, k0);
+    const Real* xd = x.data();
+    const auto sx = static_cast<std::size_t>(x.stride(0));
+    const int* td = type.data();
     int m = 0;
     for (int c = 0; c < mk; ++c) {
-      const int j = entries(i, k0 + c);
-      const Real ddx = xi - x(j, 0), ddy = yi - x(j, 1), ddz = zi - x(j, 2);
-      if (!(ddx * ddx + ddy * ddy + ddz * ddz < reach)) continue;
+      const int j = row[c];
+      const Real* xj = xd + static_cast<std::size_t>(j) * sx;
+      const Real ddx = xi - xj[0], ddy = yi - xj[1], ddz = zi - xj[2];
       dx[m] = ddx;
       dy[m] = ddy;
       dz[m] = ddz;
       jj[m] = j;
-      tj[m] = type(j);
-      if constexpr (charged) qq[m] = qi * q(j);
+      tj[m] = td[j];
+      if constexpr (charged) qq[m] = qi * q.data()[j];
       if constexpr (gathers) {
-        Real g[ng];
-        p.gather(ti, tj[m], g);
+        Real own[ng];
+        if (!cached) p.gather(ti, tj[m], own);
+        const Real* g = cached ? &coeff[tj[m]][0] : own;
         for (int k = 0; k < ng; ++k) tab[k][m] = g[k];
       }
-      ++m;
+      m += ddx * ddx + ddy * ddy + ddz * ddz < reach ? 1 : 0;
     }
     const Pair pl = p;  // a local copy: GCC does not vectorise through the reference
     for (int c = 0; c < m; ++c) {
