@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 using namespace stratus;
@@ -288,6 +289,93 @@ TEST_F(H5mdTopology, ARunFromAFrameHasTheDataFilesTopology) {
   if (ctx.rank() == 0)
     std::printf("[ restart  ] %d rank(s): thermo to %.3g relative, forces to %.3g of the largest\n",
                 ctx.size(), worst, diff / largest);
+}
+
+/// SPC/E water (spce_512_eq.data, rigid by SHAKE: every bond and angle a constraint) with
+/// lj/cut/coul/long and PPPM, from `source`; from an H5MD frame the deck gives the masses and the
+/// pair coefficients that the data file's Masses and Pair Coeffs give.
+io::Deck water_deck(const std::string& source, const std::string& extra = "") {
+  SolverRegistry registry;
+  register_builtin_solvers(registry);
+  const bool data = source.find("read_data") != std::string::npos;
+  return io::load_deck(
+      "water.toml",
+      "[run]\nsolver = \"md\"\nsteps = 0\nname = \"water\"\n[md]\nunits = \"real\"\n"
+      "timestep = 2.0\n" +
+          std::string(data ? "" : "masses = [15.9994, 1.008]\n") + source +
+          "[md.pair]\nstyle = \"lj/cut/coul/long\"\ncutoff = 10.0\n" +
+          (data ? ""
+                : "[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 0.1553\nsigma = 3.166\n"
+                  "[[md.pair.coeff]]\ntypes = [2, 2]\nepsilon = 0.0\nsigma = 1.0\n") +
+          "[md.neighbor]\nskin = 2.0\n[md.kspace]\nstyle = \"pppm\"\naccuracy = 1e-5\n"
+          "mesh = [24, 24, 24]\ng_ewald = 0.31260417\n[md.constraints]\nstyle = \"shake\"\n"
+          "bonds = [1]\nangles = [1]\ntolerance = 1e-10\niterations = 500\n" +
+          extra,
+      std::vector<std::string>{}, common_schema(registry),
+      [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
+}
+
+// The bonds and angles held rigid by md.constraints are not in the topology's columns but in
+// the constraints' clusters: they are written all the same, and a run from the frame has the
+// same clusters. Every energy term as the run that wrote the frame to 1e-12; the pressure to
+// 1e-8 (its constraint part comes from a SHAKE solve to md.constraints.tolerance = 1e-10, done
+// again at the start, as from a data file).
+TEST_F(H5mdTopology, RigidWaterRestartsWithItsConstraints) {
+  Context& ctx = stratus::testing::context();
+  const std::string eq = STRATUS_MD_TEST_DATA "/spce_512_eq.data";
+  md::MdSolver run(ctx, water_deck("[md.read_data]\nfile = \"" + eq + "\"\n",
+                                   fmt::format("[output]\ndir = \"{}\"\n[md.trajectory]\n"
+                                               "every = 10\n",
+                                               dir_.string())));
+  {
+    OutputDescriptor outputs;
+    run.declare_outputs(outputs);
+    outputs.open(-1);
+    for (int s = 0; s < 10; ++s) outputs.advance(run, 10);
+    outputs.close();
+  }
+  const md::Thermo before = run.thermo();
+  const std::string path = file("water.h5md");
+  if (ctx.rank() == 0) {
+    // The data file's bonds and angles, each once (a rigid bond as centre, partner).
+    const io::AtomConfiguration data = io::parse_lammps_data(eq, read_text(eq));
+    std::vector<hsize_t> shape;
+    const auto bonds =
+        read_dataset<std::int64_t>(path, "/connectivity/bonds", H5T_NATIVE_INT64, shape);
+    ASSERT_EQ(shape, (std::vector<hsize_t>{1024, 2}));
+    std::set<std::pair<std::int64_t, std::int64_t>> got, want;
+    for (std::size_t b = 0; b < 1024; ++b) got.insert(std::minmax(bonds[2 * b], bonds[2 * b + 1]));
+    for (const auto& b : data.topology.bonds) want.insert(std::minmax(b.atoms[0], b.atoms[1]));
+    EXPECT_EQ(got, want);
+    const auto angles =
+        read_dataset<std::int64_t>(path, "/connectivity/angles", H5T_NATIVE_INT64, shape);
+    ASSERT_EQ(shape, (std::vector<hsize_t>{512, 3}));
+    std::set<std::array<std::int64_t, 3>> got3, want3;
+    for (std::size_t a = 0; a < 512; ++a) {
+      const auto ends = std::minmax(angles[3 * a], angles[3 * a + 2]);
+      got3.insert({ends.first, angles[3 * a + 1], ends.second});
+    }
+    for (const auto& a : data.topology.angles) {
+      const auto ends = std::minmax(a.atoms[0], a.atoms[2]);
+      want3.insert({ends.first, a.atoms[1], ends.second});
+    }
+    EXPECT_EQ(got3, want3);
+  }
+  md::MdSolver resumed(ctx, water_deck(from_h5md(path)));
+  const md::Thermo after = resumed.thermo();
+  const std::pair<const char*, double> got[] = {{"kinetic", after.kinetic},
+                                                {"pair", after.pair},
+                                                {"coul", after.coul},
+                                                {"kspace", after.kspace},
+                                                {"potential", after.potential}};
+  const double want[] = {before.kinetic, before.pair, before.coul, before.kspace, before.potential};
+  for (std::size_t q = 0; q < std::size(want); ++q)
+    EXPECT_NEAR(got[q].second, want[q], 1e-12 * std::abs(want[q])) << got[q].first;
+  EXPECT_NEAR(after.pressure, before.pressure, 1e-8 * std::abs(before.pressure));
+  if (ctx.rank() == 0)
+    std::printf("[ water    ] %d rank(s): potential to %.3g, pressure to %.3g relative\n",
+                ctx.size(), std::abs(after.potential / before.potential - 1),
+                std::abs(after.pressure / before.pressure - 1));
 }
 
 /// A copy of `path` as `copy` (rank 0), changed by `edit(file)` (an HDF5 file opened for writing).
