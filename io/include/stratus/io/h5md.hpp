@@ -32,9 +32,15 @@
 //                              float64 (types, m): row T the numbers of the data file's Coeffs
 //                              line of type T + 1, as read (degrees stay degrees); @style (e.g.
 //                              "harmonic"), @section ("Bond Coeffs", ...)
+// Each of these datasets also has a @description string. The charges and molecule ids a restart
+// needs are the per-atom elements charge and molecule (extra columns, above).
 // Terms are ordered by the id of the atom that stores them (a bond its first atom, the others
 // their second, as LAMMPS does), then in the data file's order: a data file listed that way,
-// as LAMMPS writes them, comes back in its own order.
+// as LAMMPS writes them, comes back in its own order. Bonds and angles held rigid by
+// md.constraints are written as their cluster holds them (a bond centre-partner, an angle
+// partner-centre-partner), after the centre's other terms. Every part of a trajectory
+// (NAME.h5md, NAME.partNNNN.h5md) holds the connectivity: each part is a whole file.
+// read_h5md_frame reads it back as a data file's Topology ([md.read_h5md] starts a run with it).
 #pragma once
 
 #include "stratus/core/scalar.hpp"
