@@ -1,6 +1,7 @@
 // One frame of an H5MD 1.1 file as an initial configuration (read_h5md_frame). Rank 0 reads
 // and broadcasts; every failure names the file and the HDF5 object, and is raised on every rank.
 #include "h5_support.hpp"
+#include "h5md_read_support.hpp"
 #include "stratus/core/error.hpp"
 #include "stratus/io/h5md.hpp"
 
@@ -13,18 +14,8 @@
 
 namespace stratus::io {
 
-namespace {
+namespace detail {
 
-namespace fs = std::filesystem;
-using detail::Handle;
-using detail::QuietHdf5Errors;
-
-/// A failure while rank 0 reads: its text becomes everyone's InputError.
-struct Unreadable {
-  std::string what;
-};
-
-/// The shape of dataset `name` in `file` (Unreadable if it is missing).
 std::vector<hsize_t> shape_of(hid_t dset, const std::string& name) {
   Handle space(H5Dget_space(dset), H5Sclose);
   if (!space.valid()) throw Unreadable{name + " has no readable dataspace"};
@@ -37,6 +28,17 @@ std::vector<hsize_t> shape_of(hid_t dset, const std::string& name) {
 std::string shape_text(const std::vector<hsize_t>& dims) {
   return fmt::format("({})", fmt::join(dims, ", "));
 }
+
+}  // namespace detail
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Handle;
+using detail::QuietHdf5Errors;
+using detail::shape_of;
+using detail::shape_text;
+using detail::Unreadable;
 
 /// One time-dependent or fixed H5MD element of `group`: `value` under the element's group
 /// (time-dependent: first axis is the frame) or the element itself as a dataset (fixed).
@@ -228,6 +230,16 @@ AtomConfiguration read_on_root(const std::string& path, const std::string& group
     read_rows(e, frame, n, 3, H5T_NATIVE_DOUBLE, v);
     c.velocities.resize(n);
   }
+  // Charges and molecule ids (H5MD's charge element; Stratus's molecule column): atom style
+  // full when either is present.
+  std::vector<double> charge;
+  std::vector<std::int64_t> molecule;
+  if (const Element e = open_element(file, group, "charge", false); e.dset.valid())
+    read_rows(e, frame, n, 1, H5T_NATIVE_DOUBLE, charge);
+  if (const Element e = open_element(file, group, "molecule", false); e.dset.valid())
+    read_rows(e, frame, n, 1, H5T_NATIVE_INT64, molecule);
+  c.style = charge.empty() && molecule.empty() ? AtomStyle::atomic : AtomStyle::full;
+  c.charges = !charge.empty();
 
   std::vector<char> seen(n, 0);
   c.atoms.resize(n);
@@ -261,7 +273,17 @@ AtomConfiguration read_on_root(const std::string& path, const std::string& group
     }
     if (!v.empty())
       c.velocities[static_cast<std::size_t>(own)] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+    if (!charge.empty()) {
+      atom.charge = charge[i];
+      if (!std::isfinite(atom.charge))
+        throw Unreadable{
+            fmt::format("{}/charge: atom in row {} has the charge {}; expected a "
+                        "finite number",
+                        group, i, atom.charge)};
+    }
+    if (!molecule.empty()) atom.molecule = molecule[i];
   }
+  detail::read_connectivity(file, group, c.natoms, index_base, c.topology);
   return c;
 }
 
@@ -303,8 +325,13 @@ AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const 
   c.ntypes = static_cast<int>(header[1]);
   MPI_Bcast(c.box.lo.data(), 3, MPI_DOUBLE, 0, comm);
   MPI_Bcast(c.box.hi.data(), 3, MPI_DOUBLE, 0, comm);
+  int style[2] = {c.style == AtomStyle::full ? 1 : 0, c.charges ? 1 : 0};
+  MPI_Bcast(style, 2, MPI_INT, 0, comm);
+  c.style = style[0] == 1 ? AtomStyle::full : AtomStyle::atomic;
+  c.charges = style[1] == 1;
   broadcast_vector(comm, c.atoms);
   broadcast_vector(comm, c.velocities);
+  detail::broadcast_topology(comm, c.topology);
   return c;
 }
 

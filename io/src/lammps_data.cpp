@@ -347,6 +347,7 @@ class Parser {
                        head.comment));
     }
     d_.style = full ? AtomStyle::full : AtomStyle::atomic;
+    d_.charges = full;
     const std::size_t base = full ? 7 : 5;  // words without image counts
     const std::size_t at = full ? 4 : 2;    // the word of x
     Once once(d_.natoms);
@@ -489,6 +490,13 @@ class Parser {
 
 AtomConfiguration parse_lammps_data(const std::string& path, const std::string& text) {
   return Parser(path, text).parse();
+}
+
+std::string CoeffSection::where(const std::string& path, const Row* row) const {
+  if (!dataset.empty())
+    return row == nullptr ? fmt::format("{}: {}", path, dataset)
+                          : fmt::format("{}: {}, row {}", path, dataset, row->type);
+  return fmt::format("{}:{}", path, row == nullptr ? line : row->line);
 }
 
 }  // namespace stratus::io

@@ -136,17 +136,20 @@ Constraints::Constraints(const io::Deck& deck, const MdConfig& config,
     if (!angle_on[static_cast<std::size_t>(t.type)]) continue;
     const auto apex = t.atoms[1];
     auto& row = by_centre_[static_cast<std::size_t>(apex)];
+    // A data file's line, or the row of an H5MD file's /connectivity/angles.
+    const std::string at = t.line > 0 ? fmt::format("{}:{}", path, t.line)
+                                      : fmt::format("{}: /connectivity/angles row {}", path, n);
     const bool fits =
         row[7] == 1 && row[2] < 0 && row[1] >= 0 &&
         std::set<std::int64_t>{row[0], row[1]} == std::set<std::int64_t>{t.atoms[0], t.atoms[2]};
     if (!fits)
       throw InputError(fmt::format(
-          "{}:{}: angle {} has a constrained type (md.constraints.angles) but its atoms {} {} {} "
+          "{}: angle {} has a constrained type (md.constraints.angles) but its atoms {} {} {} "
           "are not a 3-atom SHAKE cluster centred on {} (its two bonds constrained too)",
-          path, t.line, n + 1, t.atoms[0] + 1, apex + 1, t.atoms[2] + 1, apex + 1));
+          at, n + 1, t.atoms[0] + 1, apex + 1, t.atoms[2] + 1, apex + 1));
     if (row[6] >= 0)
-      throw InputError(fmt::format("{}:{}: a second constrained angle on the cluster of atom {}",
-                                   path, t.line, apex + 1));
+      throw InputError(
+          fmt::format("{}: a second constrained angle on the cluster of atom {}", at, apex + 1));
     row[6] = t.type;
     ++constraints_;
   }
@@ -159,6 +162,33 @@ Constraints::Constraints(const io::Deck& deck, const MdConfig& config,
   atoms.add_column<std::int64_t, kRow>("shake", {.migrate = true, .checkpoint = true});
   atoms.add_column<Real, 3>("constraint_force", {.checkpoint = true});
   atoms.add_column<Real, 3>("constraint_virial", {.checkpoint = true});
+}
+
+void Constraints::add_rigid_terms(const AtomData& atoms, std::vector<io::H5mdTuples>& kinds) const {
+  const auto find = [&](const char* name) {
+    const auto it = std::find_if(kinds.begin(), kinds.end(),
+                                 [&](const io::H5mdTuples& k) { return k.name == name; });
+    return it == kinds.end() ? nullptr : &*it;
+  };
+  io::H5mdTuples* bonds = find("bonds");
+  io::H5mdTuples* angles = find("angles");
+  const auto rows = Kokkos::create_mirror_view_and_copy(HostMemSpace(), rows_of(atoms));
+  const auto id = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms.id);
+  for (int i = 0; i < atoms.nlocal; ++i) {
+    if (rows(i, 7) != 1) continue;  // not a cluster's centre
+    const std::int64_t centre = id(i);
+    for (int k = 0; k < 3 && bonds != nullptr; ++k) {
+      if (rows(i, k) < 0) continue;
+      bonds->atoms.insert(bonds->atoms.end(), {centre, rows(i, k)});
+      bonds->types.push_back(static_cast<std::int32_t>(rows(i, 3 + k)));
+      bonds->owners.push_back(centre);
+    }
+    if (rows(i, 6) >= 0 && angles != nullptr) {
+      angles->atoms.insert(angles->atoms.end(), {rows(i, 0), centre, rows(i, 1)});
+      angles->types.push_back(static_cast<std::int32_t>(rows(i, 6)));
+      angles->owners.push_back(centre);
+    }
+  }
 }
 
 std::string Constraints::summary() const {

@@ -385,9 +385,10 @@ MdConfig MdConfig::from(const io::Deck& deck) {
   if ((mesh[0] > 0) != (mesh[1] > 0) || (mesh[0] > 0) != (mesh[2] > 0))
     throw deck.error_at("md.kspace.mesh", "give all three grid sizes, or none ([0, 0, 0])");
   read_source(deck, c);
-  if (c.constraints.style != ConstraintStyle::none && c.source != Source::lammps_data)
+  if (c.constraints.style != ConstraintStyle::none && c.source == Source::lattice)
     throw deck.error_at("md.constraints.style",
-                        "constraints act on the bonds of a data file: start from [md.read_data]");
+                        "constraints act on the bonds of a data file or of an H5MD frame's "
+                        "/connectivity: start from [md.read_data] or [md.read_h5md]");
   // From a data file, the solver tabulates the coefficients once the file is read (its types
   // and Pair Coeffs).
   if (c.source != Source::lammps_data) c.pair.tabulate(c.ntypes(), nullptr, "", deck, "md.masses");

@@ -42,13 +42,20 @@ void MdSolver::report() {
 
 void MdSolver::write_frame() {
   auto t = ctx_.timers().scope("md: output", Phase::output);
-  if (!trajectory_)
+  if (!trajectory_) {
     trajectory_ = std::make_unique<io::H5mdWriter>(
         ctx_.comm(), trajectory_part_path(trajectory_part_), config_.deck_toml, natoms_,
         std::array<double, 3>{box_.length(0), box_.length(1), box_.length(2)},
         config_.units.h5md_length, config_.units.h5md_time,
         std::vector<std::string>{"periodic", "periodic", "periodic"}, "Stratus user",
         trajectory_extras(atoms_));
+    // Every part is a whole H5MD file: each gets the topology (fixed during the run).
+    if (topology_ && topology_->active()) {
+      auto kinds = topology_->connectivity(atoms_);
+      if (constraints_) constraints_->add_rigid_terms(atoms_, kinds);
+      trajectory_->write_connectivity(kinds);
+    }
+  }
   trajectory_->set_edges({box_.length(0), box_.length(1), box_.length(2)});  // NPT: it changes
   append_frame(*trajectory_, step_, static_cast<double>(step_) * dt_, atoms_);
   ++trajectory_frames_;

@@ -94,10 +94,15 @@ void declare_system(Schema& schema) {
   auto& h5md = schema.section(
       "md.read_h5md",
       "Initial configuration from one frame of an H5MD 1.1 file (a Stratus trajectory, or any "
-      "H5MD writer's: orthogonal periodic box, positions in reduced units) instead of "
+      "H5MD writer's: orthogonal periodic box, positions in the length unit of md.units) "
+      "instead of "
       "[md.lattice]. Takes position, box/edges, and id, species, image, velocity when present "
       "(defaults: id = row, type 1, image 0, zero velocity). The number of types is that of "
-      "md.masses. Without [md.velocity], the frame's velocities are used.",
+      "md.masses. Without [md.velocity], the frame's velocities are used. The charge and "
+      "molecule elements give the atoms' charges and molecule ids, and a /connectivity group "
+      "(as Stratus writes it: bonds, angles, dihedrals, impropers with their types and "
+      "coefficients under /parameters/stratus/connectivity) the molecular topology, as a data "
+      "file of atom style full would; the masses and pair coefficients come from the deck.",
       "md");
   h5md.optional = true;
   h5md.add_string("file", "Path of the H5MD file (relative to the working directory).");
@@ -119,7 +124,8 @@ void declare_dynamics(Schema& schema) {
   pair.add_string("style",
                   "Pair style. lj/cut: Lennard-Jones; lj/cut/coul/cut: plus Coulomb, "
                   "qqr2e q_i q_j / r within md.pair.coulomb_cutoff (charges from a data file of "
-                  "atom style full); lj/cut/coul/long: plus the real-space part of an Ewald sum, "
+                  "atom style full or an H5MD frame's charge element); lj/cut/coul/long: plus the "
+                  "real-space part of an Ewald sum, "
                   "qqr2e q_i q_j erfc(g r) / r, whose reciprocal part is [md.kspace]; coul/long: "
                   "that real-space Coulomb term alone, no Lennard-Jones (no [[md.pair.coeff]], "
                   "tail or shift; one cutoff, md.pair.cutoff); as LAMMPS's styles of those names.")
@@ -271,7 +277,8 @@ void declare_dynamics(Schema& schema) {
 void declare_constraints(Schema& schema) {
   auto& c = schema.section(
       "md.constraints",
-      "Rigid bonds and angles of a data file's molecules (LAMMPS's fix shake and fix rattle): "
+      "Rigid bonds and angles of a data file's (or an H5MD frame's /connectivity) molecules "
+      "(LAMMPS's fix shake and fix rattle): "
       "clusters of an atom and up to 3 partners bonded to it by the listed bond types, with the "
       "far side of a listed angle type in 3-atom clusters (rigid water). Lengths and angles are "
       "the bond and angle coefficients' r0 and theta0. Each constraint removes a degree of "
@@ -361,15 +368,18 @@ void declare_topology(Schema& schema) {
   for (const auto& k : kinds) {
     auto& sec = schema.section(
         std::string("md.") + k.kind,
-        fmt::format("The {0}s of the data file ([md.read_data]): their style; the coefficients "
-                    "are the file's {1} Coeffs section, as LAMMPS's formulas take them ({2}).",
+        fmt::format("The {0}s of the data file ([md.read_data]) or of the H5MD frame's "
+                    "/connectivity ([md.read_h5md]): their style; the coefficients are the file's "
+                    "{1} Coeffs section (H5MD: its copy under /parameters/stratus/connectivity), "
+                    "as LAMMPS's formulas take them ({2}).",
                     k.kind, std::string(1, static_cast<char>(k.kind[0] - 'a' + 'A')) + (k.kind + 1),
                     k.formula),
         "md");
     sec.add_string("style",
                    "Style of every term of this kind. auto: the Coeffs section's comment (\"# "
-                   "harmonic\"), an error when it has none; a named style must agree with that "
-                   "comment. Giving a style for a system without such terms is an error.")
+                   "harmonic\"; H5MD: the coefficients' @style), an error when it has none; a "
+                   "named style must agree with it. Giving a style for a system without such terms "
+                   "is an error.")
         .one_of(k.styles)
         .set_default(std::string("auto"));
   }

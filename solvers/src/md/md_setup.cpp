@@ -1,6 +1,7 @@
 // Where an md run's initial state comes from: the data or H5MD file (box, masses, pair
-// coefficients), the molecules (topology, constraints, charges, molecule ids), PPPM, and this
-// rank's atoms (lattice sites or the file's atoms of its subdomain).
+// coefficients), the molecules (topology, constraints, charges, molecule ids: a data file's, or
+// an H5MD frame's with its /connectivity), PPPM, and this rank's atoms (lattice sites or the
+// file's atoms of its subdomain).
 #include "stratus/core/device.hpp"
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
@@ -54,20 +55,28 @@ void MdSolver::read_initial_configuration(const io::Deck& deck) {
 }
 
 void MdSolver::setup_molecules(const io::Deck& deck) {
-  if (!data_ || config_.source != MdConfig::Source::lammps_data) {
+  if (!data_) {
     if (config_.pair.charged())
       throw deck.error_at("md.pair.style",
                           "a charged pair style needs the atoms' charges: start from a data file "
-                          "of atom style full ([md.read_data])");
+                          "of atom style full ([md.read_data]) or an H5MD frame with charges "
+                          "([md.read_h5md])");
     topology_ = std::make_unique<MolecularTopology>(deck, config_, io::AtomConfiguration{}, atoms_);
     return;
   }
+  // A data file, or an H5MD frame with its charge and molecule elements and /connectivity:
+  // the same molecules either way.
   const io::AtomConfiguration& d = *data_;
-  if (config_.pair.charged() && d.style != io::AtomStyle::full)
-    throw deck.error_at("md.pair.style",
-                        fmt::format("a charged pair style needs the atoms' charges: {} is of atom "
-                                    "style atomic; give a data file of atom style full",
-                                    config_.file));
+  if (config_.pair.charged() && !d.charges)
+    throw deck.error_at(
+        "md.pair.style",
+        config_.source == MdConfig::Source::h5md
+            ? fmt::format("a charged pair style needs the atoms' charges: {} has no "
+                          "/particles/{}/charge element",
+                          config_.file, config_.h5md.group)
+            : fmt::format("a charged pair style needs the atoms' charges: {} is of atom "
+                          "style atomic; give a data file of atom style full",
+                          config_.file));
   if (config_.pair.charged()) atoms_.attach_charges();
   if (d.style == io::AtomStyle::full) {
     if (!config_.pair.charged())

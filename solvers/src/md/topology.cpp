@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -123,9 +124,10 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
                                              path, counts[k], s.name, style_names(s.name)));
       style = cs.style;
     } else if (!cs.style.empty() && cs.style != style) {
-      throw deck.error_at(key, fmt::format("{} disagrees with {}:{}, whose comment names {} style "
-                                           "\"{}\"",
-                                           style, path, cs.line, s.name, cs.style));
+      throw deck.error_at(
+          key,
+          fmt::format("{} disagrees with {}, whose {} names {} style \"{}\"", style, cs.where(path),
+                      cs.dataset.empty() ? "comment" : "@style", s.name, cs.style));
     }
     const auto& known = styles_of(s.name);
     const auto it = std::find_if(known.begin(), known.end(),
@@ -142,6 +144,18 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
                       "coefficients come from the data file",
                       path, counts[k], s.name,
                       std::string(1, static_cast<char>(std::toupper(s.name[0]))) + (s.name + 1)));
+    // What /connectivity needs to restart: the style and the numbers as the section gives them.
+    FileKind& file_kind = file_kinds_[k];
+    file_kind.style = it->name;
+    file_kind.section =
+        cs.name.empty()
+            ? std::string(1, static_cast<char>(std::toupper(s.name[0]))) + (s.name + 1) + " Coeffs"
+            : cs.name;
+    file_kind.total = static_cast<std::int64_t>(counts[k]);
+    file_kind.coeffs.assign(static_cast<std::size_t>(s.types), {});
+    for (const auto& row : cs.rows)
+      if (row.type >= 0 && row.type < s.types)
+        file_kind.coeffs[static_cast<std::size_t>(row.type)] = row.values;
     Kind kind;
     kind.name = s.name;
     kind.atoms = s.atoms;
@@ -151,8 +165,8 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
     auto h = Kokkos::create_mirror_view(kind.coeffs);
     for (const auto& row : cs.rows) {
       if (static_cast<int>(row.values.size()) != it->values)
-        throw InputError(fmt::format("{}:{}: {} style {} takes {} coefficients per type, found {}",
-                                     path, row.line, s.name, it->name, it->values,
+        throw InputError(fmt::format("{}: {} style {} takes {} coefficients per type, found {}",
+                                     cs.where(path, &row), s.name, it->name, it->values,
                                      row.values.size()));
       for (int v = 0; v < it->values; ++v) h(row.type, v) = row.values[v];
       if (kind.name == "angle" || kind.name == "improper") h(row.type, 1) *= kDegree;
@@ -160,14 +174,14 @@ MolecularTopology::MolecularTopology(const io::Deck& deck, const MdConfig& confi
         const double n = row.values[1], d = row.values[2], w = row.values[3];
         if (n < 0 || n != std::floor(n) || d != std::floor(d))
           throw InputError(
-              fmt::format("{}:{}: dihedral charmm takes an integer multiplicity n >= "
+              fmt::format("{}: dihedral charmm takes an integer multiplicity n >= "
                           "0 and an integer angle d in degrees; found n = {}, d = {}",
-                          path, row.line, n, d));
+                          cs.where(path, &row), n, d));
         if (w != 0.0)
           throw InputError(fmt::format(
-              "{}:{}: dihedral charmm weight {} for 1-4 pairs: Stratus takes w = 0 only (1-4 pairs "
+              "{}: dihedral charmm weight {} for 1-4 pairs: Stratus takes w = 0 only (1-4 pairs "
               "are scaled by md.special_bonds.lj, as with LAMMPS's lj/cut pair styles)",
-              path, row.line, w));
+              cs.where(path, &row), w));
         h(row.type, 2) = d * kDegree;
       }
     }
@@ -413,6 +427,42 @@ BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables
   }
   if (!energy) e = {};
   return e;
+}
+
+std::vector<io::H5mdTuples> MolecularTopology::connectivity(const AtomData& atoms) const {
+  static const char* const kPlural[4] = {"bonds", "angles", "dihedrals", "impropers"};
+  static const char* const kSingular[4] = {"bond", "angle", "dihedral", "improper"};
+  std::vector<io::H5mdTuples> out;
+  if (!active_) return out;
+  const auto id = Kokkos::create_mirror_view_and_copy(HostMemSpace(), atoms.id);
+  for (std::size_t k = 0; k < file_kinds_.size(); ++k) {
+    const FileKind& f = file_kinds_[k];
+    if (f.total == 0) continue;
+    io::H5mdTuples t;
+    t.name = kPlural[k];
+    t.total = f.total;
+    t.style = f.style;
+    t.section = f.section;
+    t.coeffs = f.coeffs;
+    // The owned atoms' terms (those held rigid are the constraints').
+    const auto kind = std::find_if(kinds_.begin(), kinds_.end(),
+                                   [&](const Kind& x) { return x.name == kSingular[k]; });
+    if (kind != kinds_.end()) {
+      const auto rows =
+          Kokkos::create_mirror_view_and_copy(HostMemSpace(), rows_of(atoms, kind->name));
+      const int stride = kind->atoms + 1;
+      for (int i = 0; i < atoms.nlocal; ++i)
+        for (int slot = 0; slot < kind->width; ++slot) {
+          const std::int64_t type = rows(i, slot * stride);
+          if (type < 0) continue;
+          t.types.push_back(static_cast<std::int32_t>(type));
+          t.owners.push_back(id(i));
+          for (int a = 0; a < kind->atoms; ++a) t.atoms.push_back(rows(i, slot * stride + 1 + a));
+        }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 std::string MolecularTopology::summary() const {

@@ -18,6 +18,29 @@
 // Every time-dependent element holds `value`, `step` (int64, frames) and `time` (float64,
 // frames, @unit = time); step and time are one pair of datasets hard-linked into every element.
 // Row r of every value is the atom with global id r, whatever the decomposition.
+//
+// A molecular system's topology, fixed during a run, is written once per file
+// (write_connectivity), each kind only when the system has terms of it:
+//   /connectivity/KIND         KIND = bonds, angles, dihedrals, impropers: int64 (terms, k),
+//                              k = 2, 3, 4, 4 global ids (0-based, = the particle rows) per term,
+//                              in LAMMPS's atom order (angle: apex in the middle; improper: as
+//                              the data file); @particles_group: object reference to
+//                              /particles/all (H5MD 1.1 "connectivity", tuples lists)
+//   /parameters/stratus/connectivity/KIND/type
+//                              int32 (terms): the 0-based type of row t of /connectivity/KIND
+//   /parameters/stratus/connectivity/KIND/coefficients
+//                              float64 (types, m): row T the numbers of the data file's Coeffs
+//                              line of type T + 1, as read (degrees stay degrees); @style (e.g.
+//                              "harmonic"), @section ("Bond Coeffs", ...)
+// Each of these datasets also has a @description string. The charges and molecule ids a restart
+// needs are the per-atom elements charge and molecule (extra columns, above).
+// Terms are ordered by the id of the atom that stores them (a bond its first atom, the others
+// their second, as LAMMPS does), then in the data file's order: a data file listed that way,
+// as LAMMPS writes them, comes back in its own order. Bonds and angles held rigid by
+// md.constraints are written as their cluster holds them (a bond centre-partner, an angle
+// partner-centre-partner), after the centre's other terms. Every part of a trajectory
+// (NAME.h5md, NAME.partNNNN.h5md) holds the connectivity: each part is a whole file.
+// read_h5md_frame reads it back as a data file's Topology ([md.read_h5md] starts a run with it).
 #pragma once
 
 #include "stratus/core/scalar.hpp"
@@ -58,6 +81,23 @@ struct H5mdRows {
   std::vector<Extra> extras;
 };
 
+/// One kind of bonded term for /connectivity (H5mdWriter::write_connectivity): this rank's share
+/// of the terms and, the same on every rank, the coefficients of every type.
+struct H5mdTuples {
+  std::string name;  ///< "bonds", "angles", "dihedrals" or "impropers" (h5md_tuple_width)
+  std::vector<std::int64_t> atoms;   ///< width global ids (0-based) per term
+  std::vector<std::int32_t> types;   ///< per term, 0-based
+  std::vector<std::int64_t> owners;  ///< per term: the id of the atom that stores it (the order)
+  std::int64_t total = -1;           ///< terms in the whole system, checked when >= 0
+  std::string style;                 ///< the style's name, e.g. "harmonic"
+  std::string section;  ///< the data file section of the coefficients, e.g. "Bond Coeffs"
+  std::vector<std::vector<double>> coeffs;  ///< per type, its numbers as the Coeffs section holds
+};
+
+/// Atoms per term of the /connectivity dataset `name` (bonds 2, angles 3, dihedrals and
+/// impropers 4), 0 for any other name.
+int h5md_tuple_width(const std::string& name);
+
 /// An H5MD 1.1 trajectory file, one frame appended per call, written collectively over `comm`.
 class H5mdWriter {
  public:
@@ -95,6 +135,17 @@ class H5mdWriter {
   /// readable.
   void append(std::int64_t step, double time, const H5mdRows& rows, int nlocal);
 
+  /// Writes the molecular topology (collective, at most once per file): for each entry of
+  /// `kinds` with terms in the system, /connectivity/NAME and its types and coefficients (layout
+  /// at the top of this file). Terms travel to the rank whose block of ids holds their owner
+  /// (one ParticlePlan, as the atoms of a frame), are ordered there by owner (stable: each
+  /// owner's terms in the order its rank gave them) and each rank writes its contiguous run of
+  /// rows; rank 0 writes the coefficients. Throws RuntimeError on every rank, before anything is
+  /// written, for an unknown name or a repeated one, arrays of the wrong length, an atom id or
+  /// owner outside [0, natoms), a type without coefficients (or negative), coefficient rows of
+  /// different lengths or a sum of terms other than `total`.
+  void write_connectivity(const std::vector<H5mdTuples>& kinds);
+
   /// The box edges of the frames appended from now on (a box that changes: NPT). Throws
   /// RuntimeError for an edge that is not positive and finite.
   void set_edges(const std::array<double, 3>& edges);
@@ -126,6 +177,7 @@ class H5mdWriter {
 
   std::vector<H5mdElement> extras_;
   std::vector<hid_t> extra_datasets_;  ///< one per extras_ entry
+  bool connectivity_written_ = false;
 };
 
 /// Frame `frame` (negative: counted from the end, -1 the last) of particle group `group` of the
@@ -136,8 +188,15 @@ class H5mdWriter {
 /// type, image 0, no velocities). Ids and species count from `index_base` (0 in files Stratus
 /// writes, 1 in files whose ids and types count from 1). `length_unit` is the run's: empty for
 /// reduced units, where positions with a `unit` attribute are refused; else the position's
-/// `unit` attribute must be that string (no conversion). The box starts at the origin. Throws
-/// InputError ("PATH: what is wrong", naming the HDF5 object) on every rank.
+/// `unit` attribute must be that string (no conversion). The box starts at the origin.
+/// Per-atom elements `charge` (float) and `molecule` (integer), when present, give the atoms'
+/// charges and molecule ids (style full; atomic without either). A /connectivity group gives
+/// the topology: its bonds, angles, dihedrals and impropers (ids counted from `index_base`, as
+/// the id element) with their types and coefficients from /parameters/stratus/connectivity
+/// (the layout at the top of this file; other names in /connectivity are ignored). Throws
+/// InputError ("PATH: what is wrong", naming the HDF5 object, what was expected and found) on
+/// every rank: a term of the wrong width, an id out of range or repeated within a term, a type
+/// without coefficients, missing types or coefficients, ...
 AtomConfiguration read_h5md_frame(MPI_Comm comm, const std::string& path, const std::string& group,
                                   std::int64_t frame, int index_base,
                                   const std::string& length_unit = "");

@@ -27,7 +27,8 @@ struct DataAtom {
 };
 
 /// One bonded interaction of the topology sections: its type (0-based) and its N atoms (0-based
-/// ids, in the file's order), with the line it was read from (for later errors).
+/// ids, in the file's order), with the line it was read from (for later errors; 0 when read from
+/// an H5MD file's /connectivity).
 template <int N>
 struct DataTerm {
   int type = 0;
@@ -50,7 +51,13 @@ struct CoeffSection {
     int line = 0;
   };
   std::vector<Row> rows;
-  [[nodiscard]] bool present() const noexcept { return line != 0; }
+  /// Coefficients read from an H5MD file (read_h5md_frame): the dataset that holds them (line
+  /// and every row's line stay 0). Messages then name the dataset and row instead of path:line.
+  std::string dataset;
+  [[nodiscard]] bool present() const noexcept { return line != 0 || !dataset.empty(); }
+  /// Where the section (or `row` of it) was read, for messages: "PATH:LINE" in a data file,
+  /// "PATH: DATASET" (", row R" for a row, R its 0-based type) in an H5MD file.
+  [[nodiscard]] std::string where(const std::string& path, const Row* row = nullptr) const;
 };
 
 /// The molecular topology of a data file (all empty for atom style atomic). The terms are stored
@@ -75,6 +82,8 @@ struct AtomConfiguration {
   std::vector<DataAtom> atoms;                  ///< every atom, in file order
   std::vector<std::array<Real, 3>> velocities;  ///< by 0-based id; empty without Velocities
   AtomStyle style = AtomStyle::atomic;
+  /// The atoms carry charges: atom style full (data file), a charge element (H5MD frame).
+  bool charges = false;
   Topology topology;
 };
 

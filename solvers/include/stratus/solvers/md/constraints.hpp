@@ -10,6 +10,7 @@
 #pragma once
 
 #include "stratus/io/deck.hpp"
+#include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/kernels/md/constraints.hpp"
 #include "stratus/solvers/md/atom_exchange.hpp"
@@ -59,6 +60,10 @@ class Constraints {
   /// Removes the relative velocities along the constraints (RATTLE). Collective.
   void rattle_velocities(AtomData& atoms, AtomExchange& exchange,
                          const kernels::md::TypeMasses& mass, std::int64_t step, MPI_Comm comm);
+  /// Adds the bonds and angles held rigid, of the clusters of this rank's owned centres, to the
+  /// "bonds" and "angles" entries of `kinds` (MolecularTopology::connectivity): a bond as
+  /// (centre, partner), an angle as (partner 1, centre, partner 2), owned by the centre.
+  void add_rigid_terms(const AtomData& atoms, std::vector<io::H5mdTuples>& kinds) const;
   /// This rank's share of the constraint virial tensor's diagonal (W_xx, W_yy, W_zz; the clusters
   /// of its owned centres) at the last shake().
   [[nodiscard]] std::array<double, 3> local_virial(const AtomData& atoms) const;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "stratus/io/deck.hpp"
+#include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
 #include "stratus/kernels/md/bonded.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
@@ -84,6 +85,13 @@ class MolecularTopology {
   /// Counts of the whole system, for the log.
   [[nodiscard]] std::string summary() const;
 
+  /// The topology for an H5MD file's /connectivity (H5mdWriter::write_connectivity): one entry
+  /// per kind the system has (bonds, angles, dihedrals, impropers), with its style, the
+  /// coefficients as read and the system's count, holding the terms of this rank's owned atoms
+  /// (from their columns; terms held rigid by md.constraints are not there: see
+  /// Constraints::add_rigid_terms). Empty when the system has no topology.
+  [[nodiscard]] std::vector<io::H5mdTuples> connectivity(const AtomData& atoms) const;
+
  private:
   struct Kind {
     std::string name;        ///< "bond", "angle", "dihedral", "improper"
@@ -109,6 +117,14 @@ class MolecularTopology {
   unsigned scaled_levels_ = 0;    ///< bit k: level k+1 is computed by forces() (a factor > 0)
   int special_width_ = 0;
   std::int64_t rigid_ = 0;  ///< bonds and angles left to md.constraints
+  /// Per kind (bond, angle, dihedral, improper), for connectivity(): the style, the Coeffs
+  /// section's name and numbers per type (as read), and the system's count (rigid ones too).
+  struct FileKind {
+    std::string style, section;
+    std::vector<std::vector<double>> coeffs;
+    std::int64_t total = 0;
+  };
+  std::array<FileKind, 4> file_kinds_;
   // Host copy of the file's topology until install(): per atom id, its owned terms (kind k:
   // rows of N + 1 ids) and its special partners by level.
   std::vector<std::vector<std::vector<std::int64_t>>> by_owner_;  // [kind][id] -> flat rows
