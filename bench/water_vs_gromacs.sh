@@ -120,7 +120,7 @@ done
 first=$(echo "$ranks_list" | awk '{print $1}')
 echo
 echo "GROMACS mixed's time split ($first rank(s), last run):"
-grep -A30 "R E A L   C Y C L E" "$work/run_gm.log" | grep -E "Neighbor search|Force|PME|Constraints|Update|Comm|Rest|Total" | sed 's/^/  /' || true
+grep -A30 "R E A L   C Y C L E" "$work/run_gm.$first.log" | grep -E "Neighbor search|Force|PME|Constraints|Update|Comm|Rest|Total" | sed 's/^/  /' || true
 echo "Stratus's time split ($first rank(s), last run):"
 grep -E "^    md: " "$work/stratus.$first.out" || true
 echo "# medians of $repeat runs of $steps steps, $molecules molecules; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
