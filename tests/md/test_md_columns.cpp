@@ -2,6 +2,7 @@
 // carried by migration, trajectories and checkpoints with no other code: written to every H5MD
 // frame in its atom's row, saved from the declared state and restored (the test runs at 1, 2
 // and 4 ranks), it keeps each atom's value.
+#include "read_dataset.hpp"
 #include "scratch_dir.hpp"
 #include "stratus/io/checkpoint.hpp"
 #include "stratus/solvers/md/md_solver.hpp"
@@ -14,6 +15,7 @@
 #include <cmath>
 
 using namespace stratus;
+using stratus::testing::read_dataset;
 
 namespace {
 
@@ -46,27 +48,6 @@ void declare_charge(md::AtomData& atoms) {
                          {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
   atoms.add_column<std::int64_t>("molecule",
                                  {.migrate = true, .checkpoint = true, .trajectory = true});
-}
-
-/// Dataset `name` of the HDF5 file `path` (serial read), with its shape.
-template <class T>
-std::vector<T> read_dataset(const std::string& path, const std::string& name, hid_t mem_type,
-                            std::vector<hsize_t>& shape) {
-  std::vector<T> values;
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) return values;
-  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
-  if (d >= 0) {
-    const hid_t space = H5Dget_space(d);
-    shape.assign(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
-    H5Sget_simple_extent_dims(space, shape.data(), nullptr);
-    values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-    if (H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) values.clear();
-    H5Sclose(space);
-    H5Dclose(d);
-  }
-  H5Fclose(file);
-  return values;
 }
 
 /// Counts the owned atoms whose added values are not those of their id.

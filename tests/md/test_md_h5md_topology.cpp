@@ -5,6 +5,7 @@
 // alone (each part is self-contained) with no data file, give the same step-0 energies, term by
 // term, and pressure. Runs at 1, 2 and 4 ranks. Bad connectivity is an InputError naming the
 // file and the dataset.
+#include "read_dataset.hpp"
 #include "scratch_dir.hpp"
 #include "stratus/io/h5md.hpp"
 #include "stratus/io/lammps_data.hpp"
@@ -25,6 +26,7 @@
 #include <sstream>
 
 using namespace stratus;
+using stratus::testing::read_dataset;
 
 namespace {
 
@@ -54,30 +56,6 @@ io::Deck branched_deck(const std::string& source, const std::string& extra = "")
 std::string from_data() { return "[md.read_data]\nfile = \"" + kData + "\"\n"; }
 std::string from_h5md(const std::string& path) {
   return "[md.read_h5md]\nfile = \"" + path + "\"\n";
-}
-
-/// Dataset `name` of `path` (serial), its shape in `shape`; empty if it cannot be read.
-template <class T>
-std::vector<T> read_dataset(const std::string& path, const std::string& name, hid_t mem_type,
-                            std::vector<hsize_t>& shape) {
-  std::vector<T> values;
-  shape.clear();
-  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file < 0) return values;
-  const hid_t d = H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0
-                      ? H5Dopen2(file, name.c_str(), H5P_DEFAULT)
-                      : H5I_INVALID_HID;
-  if (d >= 0) {
-    const hid_t space = H5Dget_space(d);
-    shape.assign(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
-    H5Sget_simple_extent_dims(space, shape.data(), nullptr);
-    values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-    if (H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) values.clear();
-    H5Sclose(space);
-    H5Dclose(d);
-  }
-  H5Fclose(file);
-  return values;
 }
 
 /// String attribute `attr` of object `name` in `path` ("" if absent).
