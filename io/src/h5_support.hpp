@@ -108,6 +108,14 @@ hid_t create_stratus_file(MPI_Comm comm, const std::string& path, const std::str
 /// Every dataset Stratus creates is written whole, so a fill value is never seen.
 Handle no_fill_dcpl(const std::string& path);
 
+/// This rank's part of a collective write: the hyperslab `start`, `count` (`rank` axes) of
+/// `file_space` from `data` (the selection's values, contiguous), or nothing where the selection
+/// holds no element (every rank calls it). `what` names the dataset in the selection messages,
+/// `writing` the write in its message.
+void write_collective(hid_t dataset, hid_t file_space, int rank, const hsize_t* start,
+                      const hsize_t* count, hid_t mem_type, const void* data,
+                      const std::string& path, const std::string& what, const std::string& writing);
+
 /// Creates the 3D float64 dataset `dataset` (shape `global_cells`, no fill values) and
 /// writes the interior of `field` (extent + 2 * ghost per axis, on the device) as this rank's
 /// hyperslab `block`, collectively over `comm`, in slabs of a few planes through one small

@@ -237,6 +237,29 @@ Handle no_fill_dcpl(const std::string& path) {
   return dcpl;
 }
 
+void write_collective(hid_t dataset, hid_t file_space, int rank, const hsize_t* start,
+                      const hsize_t* count, hid_t mem_type, const void* data,
+                      const std::string& path, const std::string& what,
+                      const std::string& writing) {
+  hsize_t elements = 1;
+  for (int d = 0; d < rank; ++d) elements *= count[d];
+  const hsize_t mem_dims[1] = {std::max<hsize_t>(elements, 1)};
+  Handle mem_space(checked(H5Screate_simple(1, mem_dims, nullptr), path, "creating a dataspace"),
+                   H5Sclose);
+  double unused = 0.0;
+  if (elements == 0) {
+    checked(H5Sselect_none(file_space), path, "selecting nothing in " + what);
+    checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
+    data = &unused;
+  } else {
+    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
+            "selecting this rank's rows of " + what);
+  }
+  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
+  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
+  checked(H5Dwrite(dataset, mem_type, mem_space, file_space, dxpl, data), path, writing);
+}
+
 namespace {
 
 /// "value nan at cell (i, j, k)" for the first non-finite value of a slab of `rows` planes

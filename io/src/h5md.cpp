@@ -240,25 +240,9 @@ void write_frame(hid_t dataset, const std::string& path, const char* what, hid_t
     count[1] = rows;
     for (int d = 2; d < rank; ++d) count[d] = dims[d];
   }
-  hsize_t elements = 1;
-  for (int d = 0; d < rank; ++d) elements *= count[d];
-  const hsize_t mem_dims[1] = {std::max<hsize_t>(elements, 1)};
-  Handle mem_space(checked(H5Screate_simple(1, mem_dims, nullptr), path, "creating a dataspace"),
-                   H5Sclose);
   const std::string where = fmt::format("{}/{}", kRoot, what);
-  double unused = 0.0;
-  if (elements == 0) {
-    checked(H5Sselect_none(file_space), path, "selecting nothing in " + where);
-    checked(H5Sselect_none(mem_space), path, "selecting nothing in memory");
-    data = &unused;
-  } else {
-    checked(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr), path,
-            "selecting this rank's rows of " + where);
-  }
-  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
-  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
-  checked(H5Dwrite(dataset, mem_type, mem_space, file_space, dxpl, data), path,
-          fmt::format("writing frame {} of {}", frame, where));
+  detail::write_collective(dataset, file_space, rank, start, count, mem_type, data, path, where,
+                           fmt::format("writing frame {} of {}", frame, where));
 }
 
 /// Lennard-Jones reduced units: the quantities are dimensionless numbers.

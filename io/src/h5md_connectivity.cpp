@@ -82,21 +82,8 @@ void write_rows(hid_t file, const std::string& path, const std::string& name, hi
       H5Dclose);
   const hsize_t start[2] = {first, 0};
   const hsize_t block[2] = {count, width};
-  const hsize_t mem_dims[1] = {std::max<hsize_t>(count * std::max<hsize_t>(width, 1), 1)};
-  Handle mem(checked(H5Screate_simple(1, mem_dims, nullptr), path, "creating a dataspace"),
-             H5Sclose);
-  std::int64_t unused = 0;
-  if (count == 0) {
-    checked(H5Sselect_none(space), path, "selecting nothing in " + name);
-    checked(H5Sselect_none(mem), path, "selecting nothing in memory");
-    data = &unused;
-  } else {
-    checked(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, block, nullptr), path,
-            "selecting this rank's rows of " + name);
-  }
-  Handle dxpl(checked(H5Pcreate(H5P_DATASET_XFER), path, "creating a transfer list"), H5Pclose);
-  checked(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), path, "selecting collective transfer");
-  checked(H5Dwrite(dset, mem_type, mem, space, dxpl, data), path, "writing " + name);
+  detail::write_collective(dset, space, rank, start, block, mem_type, data, path, name,
+                           "writing " + name);
 }
 
 }  // namespace
