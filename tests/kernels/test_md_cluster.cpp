@@ -39,15 +39,21 @@ std::multiset<std::pair<int, int>> selected_pairs(const ClusterPairs<T>& cp) {
   auto atom = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.atom);
   auto start = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.start);
   auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.count);
-  auto local_count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.local_count);
+  auto unmasked = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.unmasked);
   auto js = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.j);
   auto ms = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.mask);
   std::multiset<std::pair<int, int>> out;
   for (int i = 0; i < c.nlocal; ++i) {
     for (int n = start(i); n < start(i) + count(i); ++n) {
       const int j = js(n);
-      // Local clusters first, then ghosts; a local j is never below i.
-      EXPECT_EQ(j < c.nlocal, n < start(i) + local_count(i)) << "row " << i;
+      // Unmasked entries first: local clusters above i (no excluded pair here); then the
+      // masked ones, the ghosts and i itself among them. A local j is never below i.
+      if (n < start(i) + unmasked(i)) {
+        EXPECT_LT(j, c.nlocal) << "row " << i;
+        EXPECT_NE(j, i) << "row " << i;
+      } else {
+        EXPECT_TRUE(j >= c.nlocal || j == i) << "row " << i;
+      }
       if (j < c.nlocal) {
         EXPECT_GE(j, i);
       }

@@ -58,17 +58,35 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
   {
     constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible;
     const bool mixed = c.precision == Precision::mixed;
-    // auto: on CPUs half lists in double (faster than 4 x 4 clusters in double, whose SIMD
-    // lanes hold half as many numbers), cluster lists in mixed precision; full lists on GPUs.
+    // auto: on CPUs half lists in double for atoms and uncharged molecules (faster than 4 x 4
+    // clusters in double, whose 16-byte lanes hold half as many numbers), cluster lists for
+    // lj/cut/coul/long (AVX2 or AVX-512 registers) and in mixed precision; full lists on GPUs.
     NeighborListKind kind = c.neighbor.list;
-    const bool molecular = (topology_ && topology_->active()) || c.pair.charged();
+    const auto* coul_long = std::get_if<kmd::LJCutCoulLong>(&pair_);
+    if (coul_long) cluster_lj_ = lj_factors(coul_long->lj);
+    const bool wide =
+        mixed ? clusters_mixed_.coul_long_supported() : clusters_double_.coul_long_supported();
+    // Why cluster lists cannot take this system (empty when they can).
+    std::string why;
+    if (c.pair.charged() && !coul_long)
+      why =
+          "cluster lists (and mixed precision) take lj/cut/coul/long and coul/long only among "
+          "the charged pair styles";
+    else if (coul_long && !cluster_lj_)
+      why =
+          "cluster lists (and mixed precision) with charges need LJ coefficients that are the "
+          "geometric means of the types' own (md.pair.mix = \"geometric\") with one LJ cutoff";
+    else if (coul_long && !wide)
+      why =
+          "cluster lists (and mixed precision) with charges need AVX2 or AVX-512 registers, "
+          "which this CPU (or a build for another architecture) lacks";
     if (kind == NeighborListKind::automatic)
       kind = !host ? NeighborListKind::full
-                   : (mixed ? NeighborListKind::cluster : NeighborListKind::half);
-    if (molecular && kind == NeighborListKind::cluster)
+                   : ((mixed || coul_long) && why.empty() ? NeighborListKind::cluster
+                                                          : NeighborListKind::half);
+    if (kind == NeighborListKind::cluster && !why.empty())
       throw deck.error_at(mixed ? "md.precision" : "md.neighbor.list",
-                          "cluster lists (and mixed precision) do not take the special pairs of "
-                          "molecules or charges yet: take half or full lists in double precision");
+                          why + ": take half or full lists in double precision");
     if (kind == NeighborListKind::cluster && !host)
       throw deck.error_at("md.neighbor.list",
                           "cluster lists run on CPU backends; this build runs on a GPU: take "
@@ -105,19 +123,18 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
     const int pairs = mixed ? clusters_mixed_.cluster_pairs() : clusters_double_.cluster_pairs();
     const int bytes = std::visit(
         [&]<class Pair>(const Pair& pair) {
-          if constexpr (kmd::is_charged_v<Pair>)
-            return 0;
-          else
-            return clusters_mixed_.register_bytes(pair);
+          return mixed ? clusters_mixed_.register_bytes(pair)
+                       : clusters_double_.register_bytes(pair);
         },
         pair_);
+    const std::string regs = fmt::format("{}-byte registers{}", bytes,
+                                         bytes == 64 ? ", AVX-512" : (bytes == 32 ? ", AVX2" : ""));
     ctx.log().info(
         "md: cluster-pair lists of {} atoms, pair forces in {}; rank 0: {} local clusters, {} "
         "cluster pairs",
         kmd::kCluster,
-        mixed ? fmt::format("mixed precision (float pairs in {}-byte registers{}, double sums)",
-                            bytes, bytes == 64 ? ", AVX-512" : (bytes == 32 ? ", AVX2" : ""))
-              : std::string("double precision"),
+        mixed ? fmt::format("mixed precision (float pairs in {}, double sums)", regs)
+              : fmt::format("double precision ({})", regs),
         local, pairs);
   }
   ctx.log().info(
@@ -276,14 +293,26 @@ void MdSolver::build_ghosts_and_list() {
                                    neighbors_);
       break;
     case ListMode::cluster:
-      clusters_double_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut);
+    case ListMode::cluster_mixed: {
+      // Molecules: their excluded special pairs left out; charges: the lanes' parameters.
+      ClusterCharges extra;
+      if (topology_) extra.exclusions = topology_->cluster_exclusions(atoms_);
+      if (cluster_lj_) {
+        extra.q = atoms_.q;
+        extra.lj = cluster_lj_->factor;
+      }
+      if (list_mode_ == ListMode::cluster)
+        clusters_double_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut,
+                               &extra);
+      else
+        clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut,
+                              &extra);
       break;
-    case ListMode::cluster_mixed:
-      clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut);
-      break;
+    }
   }
   if (topology_) {
-    topology_->exclude(neighbors_, atoms_);
+    if (list_mode_ == ListMode::half || list_mode_ == ListMode::full)
+      topology_->exclude(neighbors_, atoms_);
     topology_->build(atoms_, natoms_, step_, ctx_.comm());
   }
   if (constraints_) constraints_->build(atoms_, *topology_, step_, ctx_.comm());
@@ -312,8 +341,18 @@ void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
                                      pair, x, type, n, neighbors_, atoms_.f, q);
           case ListMode::cluster:
           case ListMode::cluster_mixed:
-            // Charged styles never take cluster lists (the constructor refuses them).
-            if constexpr (!kmd::is_charged_v<Pair>) {
+            // Of the charged styles, only lj/cut/coul/long takes cluster lists (the constructor
+            // refuses the others).
+            if constexpr (std::is_same_v<Pair, kmd::LJCutCoulLong>) {
+              if (list_mode_ == ListMode::cluster)
+                return with_energy ? clusters_double_.forces_coul_long<true>(pair, *cluster_lj_, x,
+                                                                             atoms_.f)
+                                   : clusters_double_.forces_coul_long<false>(pair, *cluster_lj_, x,
+                                                                              atoms_.f);
+              return with_energy
+                         ? clusters_mixed_.forces_coul_long<true>(pair, *cluster_lj_, x, atoms_.f)
+                         : clusters_mixed_.forces_coul_long<false>(pair, *cluster_lj_, x, atoms_.f);
+            } else if constexpr (!kmd::is_charged_v<Pair>) {
               if (list_mode_ == ListMode::cluster)
                 return with_energy ? clusters_double_.forces<true>(pair, x, atoms_.f)
                                    : clusters_double_.forces<false>(pair, x, atoms_.f);

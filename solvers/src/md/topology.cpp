@@ -386,6 +386,11 @@ void MolecularTopology::exclude(kmd::NeighborList& list, const AtomData& atoms) 
                                 atoms.column<int, 3>("nspecial"), excluded_levels_, atoms.nlocal);
 }
 
+kmd::ClusterExclusions MolecularTopology::cluster_exclusions(const AtomData& atoms) const {
+  if (!excludes()) return {};
+  return {rows_of(atoms, "special"), atoms.column<int, 3>("nspecial"), excluded_levels_};
+}
+
 BondedEnergies MolecularTopology::forces(const AtomData& atoms, const PairTables& pair,
                                          const kmd::Charges& q, bool energy) const {
   BondedEnergies e;

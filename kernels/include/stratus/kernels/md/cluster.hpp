@@ -21,6 +21,7 @@
 #include "stratus/core/kokkos_compat.hpp"
 #include "stratus/kernels/md/neighbor.hpp"
 #include "stratus/kernels/md/pair.hpp"
+#include "stratus/kernels/md/topology.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -63,6 +64,9 @@ struct Clusters {
   Kokkos::View<int* [kCluster], Kokkos::LayoutRight, DevMemSpace> atom;
   Kokkos::View<int* [kCluster], Kokkos::LayoutRight, DevMemSpace> type;
   Kokkos::View<T* [3][kCluster], Kokkos::LayoutRight, DevMemSpace> xq;
+  /// Charged styles: each lane's charge and the two LJ factors of its type (cluster_coul.hpp),
+  /// par(c, 0, lane) = q, par(c, 1 + k, lane) = factor k; zeros in empty lanes. Set at a build.
+  Kokkos::View<T* [3][kCluster], Kokkos::LayoutRight, DevMemSpace> par;
   Kokkos::View<Real* [6], Kokkos::LayoutRight, DevMemSpace> bbox;  ///< lo xyz, hi xyz at build
   /// Force on each lane, force(t, c, d * kCluster + lane), in one copy per host thread t
   /// (summed in double by cluster_forces_to_atoms).
@@ -72,11 +76,13 @@ struct Clusters {
 
 /// Cluster pairs in compressed rows: the j clusters of i cluster c are j(k) for k in
 /// [start(c), start(c) + count(c)), with the atom pairs that count in mask(k) (bit 4 a + b: lane a
-/// of i with lane b of j).
+/// of i with lane b of j). The first unmasked(c) entries of a row need no mask (every pair within
+/// the cutoff counts: local clusters j > c with no excluded pair); the rest do (the cluster with
+/// itself, ghosts, and clusters with a special pair left out).
 struct ClusterList {
   Kokkos::View<int*, DevMemSpace> start;
   Kokkos::View<int*, DevMemSpace> count;
-  Kokkos::View<int*, DevMemSpace> local_count;  ///< of count(c): the local j clusters, first
+  Kokkos::View<int*, DevMemSpace> unmasked;  ///< of count(c): the entries that need no mask
   Kokkos::View<int*, DevMemSpace> j;
   Kokkos::View<std::uint16_t*, DevMemSpace> mask;
 };
@@ -317,16 +323,17 @@ inline constexpr unsigned kClusterUpperPairs = 0x08CEu;
 
 /// Fills row i, from start(i) = i * capacity, with the clusters j whose mask is not empty: bit
 /// 4 a + b when lanes a of i and b of j hold atoms closer than `cut` (at the coordinates c.xq,
-/// where empty lanes lie far from everything), counted once (in one local cluster b > a;
-/// between local clusters always, j > i; with a ghost when pair_is_mine). count(i) = the row's
-/// length, local_count(i) of which local clusters (first), as many as `capacity` stored. Returns
-/// the longest row (the rows must be filled again, longer, if it exceeds the capacity).
+/// where empty lanes lie far from everything) that are not an excluded special pair, counted
+/// once (in one local cluster b > a; between local clusters always, j > i; with a ghost when
+/// pair_is_mine). count(i) = the row's length: first the unmasked(i) entries that need no mask,
+/// then those that do (the last found first), as many as `capacity` stored. Returns the longest row
+/// (the rows must be filled again, longer, if it exceeds the capacity).
 template <class T>
 int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacity,
-                      const ClusterList& list) {
+                      const ClusterList& list, const ClusterExclusions& ex = {}) {
   const auto start = list.start;
   const auto count = list.count;
-  const auto local_count = list.local_count;
+  const auto unmasked = list.unmasked;
   const auto js = list.j;
   const auto ms = list.mask;
   const auto xq = c.xq;
@@ -337,35 +344,64 @@ int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacit
   Kokkos::parallel_reduce(
       "md::cluster_fill_rows", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, int& acc) {
+        const unsigned levels = ex.levels;
         T xi[kCluster], yi[kCluster], zi[kCluster];
+        // The range of each lane's special ids (a quick test before its row is searched).
+        std::int64_t slo[kCluster], shi[kCluster];
         for (int a = 0; a < kCluster; ++a) {
           xi[a] = xq(i, 0, a);
           yi[a] = xq(i, 1, a);
           zi[a] = xq(i, 2, a);
+          slo[a] = 1;
+          shi[a] = 0;
+          const int ia = atom(i, a);
+          const int ns = levels != 0 && ia >= 0 ? ex.nspecial(ia, 2) : 0;
+          for (int k = 0; k < ns; ++k) {
+            const std::int64_t g = ex.special(ia, k);
+            slo[a] = k == 0 || g < slo[a] ? g : slo[a];
+            shi[a] = k == 0 || g > shi[a] ? g : shi[a];
+          }
         }
+        // Unmasked entries from the front of the row, masked ones from its back.
         const int k0 = i * capacity;
-        int k = k0, nl = 0;
+        int nu = 0, nm = 0;
         for_each_cluster_near(c, cut, i, [&](const int j) {
           unsigned mask = near_bits(xi, yi, zi, &xq(j, 0, 0), cutsq);
+          bool masked = j == i || j >= nlocal;
           if (j == i) mask &= kClusterUpperPairs;
-          if (j >= nlocal)  // a ghost: the pairs that pair_is_mine gives this rank
-            for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
-              const int bitpos = lowest_bit(rest);
-              if (!pair_is_mine(id(atom(i, bitpos / kCluster)), id(atom(j, bitpos % kCluster))))
-                mask &= ~(1u << bitpos);
+          for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
+            const int bitpos = lowest_bit(rest);
+            const int a = bitpos / kCluster;
+            const std::int64_t gj = id(atom(j, bitpos % kCluster));
+            // A ghost: the pairs that pair_is_mine gives this rank.
+            bool drop = j >= nlocal && !pair_is_mine(id(atom(i, a)), gj);
+            if (!drop && gj >= slo[a] && gj <= shi[a]) {
+              const int level = special_level(ex.special, ex.nspecial, atom(i, a), gj);
+              if (level > 0 && ((levels >> (level - 1)) & 1u)) {
+                drop = true;
+                masked = true;
+              }
             }
+            if (drop) mask &= ~(1u << bitpos);
+          }
           if (mask == 0) return;
-          if (k < k0 + capacity) {
+          const int k = nu + nm < capacity ? (masked ? k0 + capacity - 1 - nm : k0 + nu) : -1;
+          if (k >= 0) {
             js(k) = j;
             ms(k) = static_cast<std::uint16_t>(mask);
           }
-          ++k;
-          nl += j < nlocal ? 1 : 0;
+          nu += masked ? 0 : 1;
+          nm += masked ? 1 : 0;
         });
+        if (nu + nm <= capacity)  // the masked entries (last found first) after the others
+          for (int t = 0; t < nm; ++t) {
+            js(k0 + nu + t) = js(k0 + capacity - nm + t);
+            ms(k0 + nu + t) = ms(k0 + capacity - nm + t);
+          }
         start(i) = k0;
-        count(i) = k - k0;
-        local_count(i) = nl;
-        if (k - k0 > acc) acc = k - k0;
+        count(i) = nu + nm;
+        unmasked(i) = nu;
+        if (nu + nm > acc) acc = nu + nm;
       },
       Kokkos::Max<int>(longest));
   return longest;
@@ -543,7 +579,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
                                const int copies, const int vector_bytes = 16) {
   const auto start = list.start;
   const auto count = list.count;
-  const auto local_count = list.local_count;
+  const auto unmasked = list.unmasked;
   const auto js = list.j;
   const auto ms = list.mask;
   const auto xq = c.xq;
@@ -568,7 +604,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
         M bit[H];  // bit of each lane of j in a row of 4 of the mask
         for (int h = 0; h < H; ++h)
           for (int l = 0; l < W; ++l) bit[h][l] = MI(1) << (h * W + l);
-        const int n0 = start(i), n1 = n0 + local_count(i), n2 = n0 + count(i);
+        const int n0 = start(i), n1 = n0 + unmasked(i), n2 = n0 + count(i);
 #if defined(STRATUS_CLUSTER_WIDE)
         if constexpr (std::is_same_v<T, float> && Pair::uniform) {
           if (vector_bytes > 16) {
@@ -589,8 +625,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
           }
         }
 #endif
-        const bool self = n0 < n1 && js(n0) == i;  // the cluster with itself: first
-        constexpr int P = 4;                       // lanes of i per pass over the row
+        constexpr int P = 4;  // lanes of i per pass over the row
         for (int a0 = 0; a0 < kCluster; a0 += P) {
           T xa[P], ya[P], za[P];
           int ta[P][W];
@@ -602,7 +637,8 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
           }
           V fx[P][H] = {}, fy[P][H] = {}, fz[P][H] = {}, ev = {}, wx = {}, wy = {}, wz = {};
           // Lanes a0 .. a0 + P of i with cluster js(n); Masked: only the pairs of the mask
-          // count (the cluster with itself, ghosts), else every pair within the cutoff (empty
+          // count (the cluster with itself, ghosts, excluded pairs), else every pair within the
+          // cutoff (empty
           // lanes lie beyond it).
           const auto with = [&](const int n, auto masked) {
             constexpr bool Masked = decltype(masked)::value;
@@ -653,9 +689,8 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
             }
           };
           int n = n0;
-          if (self) with(n++, std::true_type{});
           for (; n < n1; ++n) with(n, std::false_type{});  // local clusters j > i
-          for (; n < n2; ++n) with(n, std::true_type{});   // ghosts: pair_is_mine
+          for (; n < n2; ++n) with(n, std::true_type{});   // the masked entries
           T* const fi = fbase + 3 * kCluster * i;
           for (int u = 0; u < P; ++u) {
             Real sx = 0, sy = 0, sz = 0;

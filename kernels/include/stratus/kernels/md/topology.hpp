@@ -115,6 +115,15 @@ KOKKOS_INLINE_FUNCTION int special_level(const IdRows& special, const SpecialCou
   return 0;
 }
 
+/// Special pairs left out of cluster-pair lists (cluster.hpp; the topology computes them, scaled):
+/// those of a local atom's special row (global ids, topology.hpp) at a level in `levels` (bit k:
+/// level k + 1). levels == 0: none.
+struct ClusterExclusions {
+  IdRows special;
+  SpecialCounts nspecial;
+  unsigned levels = 0;
+};
+
 /// Removes from each owned atom's row of `list` the neighbours whose special level is in
 /// `levels` (bit k: level k + 1), keeping the order of the others.
 inline void remove_special_neighbors(const NeighborList& list, const Ids& id, const IdRows& special,

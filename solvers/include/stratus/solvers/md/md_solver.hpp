@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -194,6 +195,7 @@ class MdSolver : public Solver {
   kernels::md::NeighborList neighbors_;
   ClusterPairs<double> clusters_double_;  ///< md.neighbor.list = cluster, md.precision = double
   ClusterPairs<float> clusters_mixed_;    ///< md.neighbor.list = cluster, md.precision = mixed
+  std::optional<LJFactors> cluster_lj_;   ///< lj/cut/coul/long's LJ factors, when they exist
   kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
   int ntypes_ = 1;
   std::int64_t natoms_ = 0;

@@ -73,6 +73,8 @@ class MolecularTopology {
   /// Removes from `list` (rows of owned atoms) every neighbour that is a special partner at a
   /// level whose factors are not 1: those pairs are computed, scaled, by forces().
   void exclude(kernels::md::NeighborList& list, const AtomData& atoms) const;
+  /// The same special pairs for cluster lists (levels 0 when none are left out).
+  [[nodiscard]] kernels::md::ClusterExclusions cluster_exclusions(const AtomData& atoms) const;
   /// ADDS the bonded forces and the scaled special pairs to atoms.f (ghost rows included);
   /// energies and virial when `energy`. `q`: the charges (charged pair styles).
   BondedEnergies forces(const AtomData& atoms, const PairTables& pair,
