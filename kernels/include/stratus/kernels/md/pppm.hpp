@@ -115,27 +115,41 @@ KOKKOS_INLINE_FUNCTION int wrap_index(int m, int n) {
   return m < 0 ? m + n : m;
 }
 
-/// ADDS the charges of atoms [0, nlocal) to `rho` (charge per grid point, not per volume).
+/// The grid indices first - j (j = 0 .. order-1) wrapped into [0, n): one division per atom and
+/// axis, then a compare per point.
+KOKKOS_INLINE_FUNCTION void wrapped_stencil(int first, int order, int n, int* m) {
+  int w = wrap_index(first, n);
+  for (int j = 0; j < order; ++j) {
+    m[j] = w;
+    w = w == 0 ? n - 1 : w - 1;
+  }
+}
+
+/// ADDS the charges of atoms [0, nlocal) to `rho` (charge per grid point, not per volume). With
+/// one thread on a host back-end the adds are plain ones; elsewhere atomic.
 inline void assign_charges(const Vectors& x, const Charges& q, int nlocal, int order,
                            Kokkos::Array<Real, 3> inv_h, const Grid3& rho) {
   const int nx = static_cast<int>(rho.extent(0)), ny = static_cast<int>(rho.extent(1)),
             nz = static_cast<int>(rho.extent(2));
+  constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible;
+  const bool plain = host && DevExecSpace().concurrency() == 1;
   Kokkos::parallel_for(
       "md::pppm_assign", Kokkos::RangePolicy<DevExecSpace>(0, nlocal), KOKKOS_LAMBDA(const int i) {
         Real wx[kMaxPppmOrder], wy[kMaxPppmOrder], wz[kMaxPppmOrder];
-        const int fx = bspline_weights(x(i, 0) * inv_h[0], order, wx);
-        const int fy = bspline_weights(x(i, 1) * inv_h[1], order, wy);
-        const int fz = bspline_weights(x(i, 2) * inv_h[2], order, wz);
+        int mx[kMaxPppmOrder], my[kMaxPppmOrder], mz[kMaxPppmOrder];
+        wrapped_stencil(bspline_weights(x(i, 0) * inv_h[0], order, wx), order, nx, mx);
+        wrapped_stencil(bspline_weights(x(i, 1) * inv_h[1], order, wy), order, ny, my);
+        wrapped_stencil(bspline_weights(x(i, 2) * inv_h[2], order, wz), order, nz, mz);
         const Real qi = q(i);
-        for (int a = 0; a < order; ++a) {
-          const int mx = wrap_index(fx - a, nx);
+        for (int a = 0; a < order; ++a)
           for (int b = 0; b < order; ++b) {
-            const int my = wrap_index(fy - b, ny);
             const Real wxy = qi * wx[a] * wy[b];
-            for (int c = 0; c < order; ++c)
-              Kokkos::atomic_add(&rho(mx, my, wrap_index(fz - c, nz)), wxy * wz[c]);
+            double* const row = &rho(mx[a], my[b], 0);
+            if (plain)
+              for (int c = 0; c < order; ++c) row[mz[c]] += wxy * wz[c];
+            else
+              for (int c = 0; c < order; ++c) Kokkos::atomic_add(&row[mz[c]], wxy * wz[c]);
           }
-        }
       });
 }
 
@@ -150,24 +164,24 @@ inline void interpolate_forces(const Vectors& x, const Charges& q, int nlocal, i
       "md::pppm_interpolate", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i) {
         Real wx[kMaxPppmOrder], wy[kMaxPppmOrder], wz[kMaxPppmOrder];
-        const int fx = bspline_weights(x(i, 0) * inv_h[0], order, wx);
-        const int fy = bspline_weights(x(i, 1) * inv_h[1], order, wy);
-        const int fz = bspline_weights(x(i, 2) * inv_h[2], order, wz);
+        int mx[kMaxPppmOrder], my[kMaxPppmOrder], mz[kMaxPppmOrder];
+        wrapped_stencil(bspline_weights(x(i, 0) * inv_h[0], order, wx), order, nx, mx);
+        wrapped_stencil(bspline_weights(x(i, 1) * inv_h[1], order, wy), order, ny, my);
+        wrapped_stencil(bspline_weights(x(i, 2) * inv_h[2], order, wz), order, nz, mz);
         Real e[3] = {0, 0, 0};
-        for (int a = 0; a < order; ++a) {
-          const int mx = wrap_index(fx - a, nx);
+        for (int a = 0; a < order; ++a)
           for (int b = 0; b < order; ++b) {
-            const int my = wrap_index(fy - b, ny);
             const Real wxy = wx[a] * wy[b];
+            const double* const rx = &ex(mx[a], my[b], 0);
+            const double* const ry = &ey(mx[a], my[b], 0);
+            const double* const rz = &ez(mx[a], my[b], 0);
             for (int c = 0; c < order; ++c) {
-              const int mz = wrap_index(fz - c, nz);
               const Real w = wxy * wz[c];
-              e[0] += w * ex(mx, my, mz);
-              e[1] += w * ey(mx, my, mz);
-              e[2] += w * ez(mx, my, mz);
+              e[0] += w * rx[mz[c]];
+              e[1] += w * ry[mz[c]];
+              e[2] += w * rz[mz[c]];
             }
           }
-        }
         const Real s = scale * q(i);
         for (int d = 0; d < 3; ++d) f(i, d) += s * e[d];
       });
