@@ -147,6 +147,28 @@ Pppm::Pppm(Context& ctx, const PppmSettings& settings, const Box& box, double cu
   spectrum_ = fft_->make_spectral("md::pppm_spectrum");
   work_ = fft_->make_spectral("md::pppm_work");
   tabulate_influence();
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible) {
+    const auto& rb = fft_->real_block();
+    const std::int64_t plane = std::int64_t(n_[1]) * n_[2];
+    const int whole = rb.begin[1] == 0 && rb.begin[2] == 0 && rb.extent[1] == n_[1] &&
+                              rb.extent[2] == n_[2] && rb.extent[0] * plane < (1LL << 31)
+                          ? 1
+                          : 0;
+    const int mine[3] = {whole, static_cast<int>(rb.begin[0] * plane),
+                         static_cast<int>(rb.extent[0] * plane)};
+    std::vector<int> all(3 * static_cast<std::size_t>(ctx.size()));
+    MPI_Allgather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, ctx.comm());
+    slabs_ = true;
+    std::int64_t next = 0;
+    for (int r = 0; r < ctx.size(); ++r) {
+      const int* a = &all[3 * static_cast<std::size_t>(r)];
+      slabs_ = slabs_ && a[0] == 1 && a[1] == next;
+      next += a[2];
+      slab_begin_.push_back(a[1]);
+      slab_count_.push_back(a[2]);
+    }
+    slabs_ = slabs_ && next == std::int64_t(n_[0]) * plane;
+  }
 }
 
 Pppm::~Pppm() = default;
@@ -324,9 +346,15 @@ Pppm::Result Pppm::compute(const kmd::Vectors& x, const kmd::Charges& q, int nlo
   const Kokkos::Array<Real, 3> inv_h{n_[0] / length_[0], n_[1] / length_[1], n_[2] / length_[2]};
   Kokkos::deep_copy(rho_, 0.0);
   kmd::assign_charges(x, q, nlocal, order_, inv_h, rho_);
-  allreduce_grid(ctx_.comm(), rho_);
   const auto& rb = fft_->real_block();
-  copy_block(rho_, block_, rb.begin, false);
+  if (slabs_) {
+    Kokkos::fence();
+    MPI_Reduce_scatter(rho_.data(), block_.data(), slab_count_.data(), MPI_DOUBLE, MPI_SUM,
+                       ctx_.comm());
+  } else {
+    allreduce_grid(ctx_.comm(), rho_);
+    copy_block(rho_, block_, rb.begin, false);
+  }
   fft_->forward(block_, spectrum_);
   const auto& sb = fft_->spectral_block();
   Result r;
@@ -348,10 +376,18 @@ Pppm::Result Pppm::compute(const kmd::Vectors& x, const kmd::Charges& q, int nlo
   for (int d = 0; d < 3; ++d) {
     field_spectrum(spectrum_, work_, influence_, k_[d], d, sb.begin, n_, 1.0 / volume_);
     fft_->backward(work_, *fields[d]);
-    Kokkos::deep_copy(*global[d], 0.0);
-    copy_block(*global[d], *fields[d], rb.begin, true);
+    if (slabs_) {
+      Kokkos::fence();
+      MPI_Allgatherv(fields[d]->data(), slab_count_[static_cast<std::size_t>(ctx_.rank())],
+                     MPI_DOUBLE, global[d]->data(), slab_count_.data(), slab_begin_.data(),
+                     MPI_DOUBLE, ctx_.comm());
+    } else {
+      Kokkos::deep_copy(*global[d], 0.0);
+      copy_block(*global[d], *fields[d], rb.begin, true);
+    }
   }
-  for (int d = 0; d < 3; ++d) allreduce_grid(ctx_.comm(), *global[d]);
+  if (!slabs_)
+    for (int d = 0; d < 3; ++d) allreduce_grid(ctx_.comm(), *global[d]);
   kmd::interpolate_forces(x, q, nlocal, order_, inv_h, qqrd2e_, ex_, ey_, ez_, f);
   return r;
 }

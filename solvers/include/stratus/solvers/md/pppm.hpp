@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 #include <string>
 
 namespace stratus::fft {
@@ -101,6 +102,12 @@ class Pppm {
   std::unique_ptr<fft::DistributedFft> fft_;
   kernels::md::Grid3 rho_, ex_, ey_, ez_;    ///< global grids (every rank)
   kernels::md::Grid3 block_, fx_, fy_, fz_;  ///< this rank's real block of the FFT
+  /// Slabs: every rank's real block is a run of whole x planes, the ranks' runs in rank order,
+  /// and MPI reads the grids' memory. Then the charges are summed straight into the blocks
+  /// (MPI_Reduce_scatter) and the fields gathered from them (MPI_Allgatherv), instead of summing
+  /// whole grids over the ranks. slab_count_ and slab_begin_: each rank's run, in grid points.
+  bool slabs_ = false;
+  std::vector<int> slab_count_, slab_begin_;
   Kokkos::View<Kokkos::complex<double>***, Kokkos::LayoutRight, DevMemSpace> spectrum_, work_;
   Kokkos::View<double***, Kokkos::LayoutRight, DevMemSpace> influence_;  ///< G(k), spectral block
   /// Wavevector components of the spectral block's indices along x, y, z (FFT order; the
