@@ -6,6 +6,7 @@
 // the float's precision in mixed precision (1e-5 of the largest force, 1e-6 of the energy), with
 // one type (the uniform form) and two (the tables). The np1 runs use two threads (per-thread force
 // copies).
+#include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/pair.hpp"
 #include "stratus/solvers/md/cluster_builder.hpp"
 #include "stratus/solvers/md/lj_tables.hpp"
@@ -225,6 +226,81 @@ TEST(MdCluster, ForcesEqualFullListOneType) {
   }
   ClusterPairs<float> probe;
   std::printf("float cluster kernel: up to %d-byte registers on this CPU\n", probe.vector_bytes());
+}
+
+// The charged kernel (lj/cut/coul/long, kernels/md/cluster_coul.hpp) against the full list's
+// lj/cut/coul/long: two types whose 1-2 coefficients are the geometric means (so the LJ factors
+// exist), random charges, in each register width this CPU has (32 bytes: AVX2, 64: AVX-512);
+// forces to 1e-12 of the largest in double and 2e-5 in float, energies (van der Waals and
+// Coulomb apart) and the virial to 1e-12 and 1e-5. Without AVX2 the kernel does not exist and
+// the test says so.
+TEST(MdCluster, ChargedForcesEqualFullList) {
+  LJCutCoulLong pair;
+  pair.lj = make_lj_cut(2, {1.0, std::sqrt(0.5), std::sqrt(0.5), 0.5},
+                        {1.0, std::sqrt(1.2), std::sqrt(1.2), 1.2}, {2.5, 2.5, 2.5, 2.5}, false);
+  pair.qqrd2e = 1.5;
+  pair.cut_coulsq = 2.5 * 2.5;
+  pair.g_ewald = 1.1;
+  const auto factors = stratus::md::lj_factors(pair.lj);
+  ASSERT_TRUE(factors.has_value());
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto a = fcc_block(5, lat);
+  std::mt19937_64 gen(49);
+  std::uniform_real_distribution<Real> u(-0.05, 0.05), uq(-1.0, 1.0);
+  std::vector<Real> charge;
+  for (int i = 0; i < a.nlocal; ++i) {
+    a.type[i] = static_cast<int>(gen() % 2);
+    for (int d = 0; d < 3; ++d) a.x[i][d] += u(gen);
+  }
+  add_periodic_ghosts(a, 5 * lat, 2.8);
+  for (int i = 0; i < a.nall(); ++i) {
+    // A ghost carries the charge of its owner (the same id).
+    const auto owner = std::find(a.id.begin(), a.id.begin() + a.nlocal, a.id[i]) - a.id.begin();
+    charge.push_back(owner < i ? charge[static_cast<std::size_t>(owner)] : uq(gen));
+  }
+  const auto x = to_device(a.x);
+  const auto id = to_device(a.id);
+  const auto type = to_device(a.type);
+  const auto q = to_device_1d<Charges>(charge);
+  NeighborBuilder builder;
+  NeighborList full;
+  builder.build(x, id, a.nlocal, a.nall(), 2.8, full);
+  Vectors ff("ff", a.nall());
+  const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff, q);
+  const auto hf = to_host(ff, a.nlocal);
+  Real fmax = 0;
+  for (const auto& v : hf)
+    for (int d = 0; d < 3; ++d) fmax = std::max(fmax, std::fabs(v[d]));
+  ASSERT_GT(fmax, 0.1);
+  const stratus::md::ClusterCharges extra{q, factors->factor, {}};
+  const auto check = [&](auto cp, Real force_tol, Real energy_tol, int bytes) {
+    SCOPED_TRACE("vector bytes " + std::to_string(bytes) + ", " +
+                 std::to_string(sizeof(cp.clustered().xq(0, 0, 0))) + "-byte numbers");
+    cp.limit_vector_bytes(bytes);
+    if (!cp.coul_long_supported()) {
+      std::printf("no AVX2 here: the charged cluster kernel does not run\n");
+      return;
+    }
+    cp.build(x, id, type, a.nlocal, a.nall(), 2.8, &extra);
+    Vectors fc("fc", a.nall()), fc0("fc0", a.nall());
+    Kokkos::deep_copy(fc, 7.0);  // every row set by the kernel
+    const PairResult rc = cp.template forces_coul_long<true>(pair, *factors, x, fc);
+    const PairResult rc0 = cp.template forces_coul_long<false>(pair, *factors, x, fc0);
+    const auto hc = fold_ghosts(a, fc), hc0 = fold_ghosts(a, fc0);
+    for (int i = 0; i < a.nlocal; ++i)
+      for (int d = 0; d < 3; ++d) {
+        ASSERT_NEAR(hc[i][d], hf[i][d], force_tol * fmax) << "atom " << i << " dim " << d;
+        ASSERT_EQ(hc0[i][d], hc[i][d]) << "forces differ without the energy, atom " << i;
+      }
+    EXPECT_NEAR(rc.energy, rf.energy, energy_tol * std::fabs(rf.energy));
+    EXPECT_NEAR(rc.coul, rf.coul, energy_tol * std::fabs(rf.coul));
+    for (int d = 0; d < 3; ++d)
+      EXPECT_NEAR(rc.virial[d], rf.virial[d], energy_tol * std::fabs(rf.virial[d])) << d;
+  };
+  for (const int bytes : {32, 64}) {
+    check(ClusterPairs<double>{}, 1e-12, 1e-12, bytes);
+    check(ClusterPairs<float>{}, 2e-5, 1e-5, bytes);
+  }
 }
 
 }  // namespace stratus::md_cluster_test

@@ -350,9 +350,10 @@ TEST(MdUnits, RealUnitsNeedATimestepAndAFile) {
 namespace {
 
 /// The branched-molecule deck of tests/md/data/branched_real.data (make_branched.py), with the
-/// pair coefficients of in.branched below; `extra` adds keys.
+/// pair coefficients of in.branched below (cross = false: the 1-2 pair by md.pair.mix, geometric
+/// means); `extra` adds keys.
 io::Deck branched_deck(const std::string& extra, const std::string& tail = "", bool charged = false,
-                       const std::string& style = "lj/cut/coul/cut") {
+                       const std::string& style = "lj/cut/coul/cut", bool cross = true) {
   SolverRegistry registry;
   register_builtin_solvers(registry);
   return io::load_deck(
@@ -365,10 +366,10 @@ io::Deck branched_deck(const std::string& extra, const std::string& tail = "", b
           (charged ? "coul = [0.0, 0.5, 0.8333]\n" : "") + "[md.pair]\ncutoff = 10.0\n" +
           (charged ? "style = \"" + style + "\"\ncoulomb_cutoff = 9.0\n" : "") +
           "[[md.pair.coeff]]\ntypes = [1, 1]\nepsilon = 0.195\nsigma = 3.75\n"
-          "[[md.pair.coeff]]\ntypes = [2, 2]\nepsilon = 0.0914\nsigma = 3.95\n"
-          "[[md.pair.coeff]]\ntypes = [1, 2]\nepsilon = 0.1335\nsigma = 3.85\n"
-          "[md.neighbor]\nskin = 2.0\n" +
-          tail,
+          "[[md.pair.coeff]]\ntypes = [2, 2]\nepsilon = 0.0914\nsigma = 3.95\n" +
+          std::string(cross ? "[[md.pair.coeff]]\ntypes = [1, 2]\nepsilon = 0.1335\nsigma = 3.85\n"
+                            : "") +
+          "[md.neighbor]\nskin = 2.0\n" + tail,
       std::vector<std::string>{}, common_schema(registry),
       [&](const std::string& s, Schema& schema) { registry.find(s)->declare_sections(schema); });
 }
@@ -509,8 +510,81 @@ TEST(MdMolecules, ClearErrors) {
                 .find("md.dihedral.style: opls disagrees with " STRATUS_MD_TEST_DATA
                       "/branched_real.data:32, whose comment names dihedral style \"charmm\""),
             std::string::npos);
-  EXPECT_NE(error("precision = \"mixed\"\n", "")
-                .find("cluster lists (and mixed precision) do not take the special pairs"),
-            std::string::npos);
-  EXPECT_NE(error("", "list = \"cluster\"\n").find("md.neighbor.list"), std::string::npos);
+  // Cluster lists take lj/cut/coul/long alone among the charged styles, and LJ tables that factor
+  // (in.branched's 1-2 sigma, 3.85, is the arithmetic mean).
+  const auto charged_error = [&](const std::string& extra, const std::string& style) {
+    try {
+      const std::string kspace =
+          style == "lj/cut/coul/long" ? "[md.kspace]\nstyle = \"pppm\"\n" : "";
+      md::MdSolver solver(ctx, branched_deck(extra, kspace, true, style));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string coul_cut = charged_error("precision = \"mixed\"\n", "lj/cut/coul/cut");
+  EXPECT_NE(coul_cut.find("md.precision"), std::string::npos) << coul_cut;
+  EXPECT_NE(coul_cut.find("take lj/cut/coul/long and coul/long only"), std::string::npos)
+      << coul_cut;
+  const std::string mixing = charged_error("", "lj/cut/coul/long");
+  EXPECT_EQ(mixing, "accepted");                                 // auto: half lists
+  const std::string listed = error("", "list = \"cluster\"\n");  // uncharged: fine
+  EXPECT_EQ(listed, "accepted");
+  try {
+    md::MdSolver solver(
+        ctx, branched_deck("", "list = \"cluster\"\n[md.kspace]\nstyle = \"pppm\"\n", true,
+                           "lj/cut/coul/long"));
+    ADD_FAILURE() << "lj/cut/coul/long with arithmetic-mean coefficients took cluster lists";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("md.neighbor.list"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("geometric means"), std::string::npos) << e.what();
+  }
+}
+
+// Cluster lists on molecules, against half lists on the same deck: the excluded special pairs are
+// left out by the masks (and computed, scaled, by the topology), the charged kernel computes the
+// lj/cut/coul/long pairs. In double every thermo quantity agrees to 1e-10 at step 0 and 1e-8
+// after 100 steps (rounding only: the sums run in another order); in mixed precision (float
+// pairs) the energies and the pressure to 2e-5 at step 0. Uncharged (lj/cut, special_bonds lj
+// 0 0 0.5) and charged (lj/cut/coul/long with PPPM, special coul 0 0.5 0.8333; geometric 1-2
+// coefficients, so that the LJ factors exist).
+TEST(MdMolecules, ClusterListsAsHalfLists) {
+  Context& ctx = stratus::testing::context();
+  const auto quantities = [](const md::Thermo& th) {
+    return std::array<double, 11>{th.temperature, th.potential, th.kinetic, th.pair,
+                                  th.coul,        th.kspace,    th.bond,    th.angle,
+                                  th.dihedral,    th.improper,  th.pressure};
+  };
+  for (const bool charged : {false, true}) {
+    const std::string style = charged ? "lj/cut/coul/long" : "lj/cut/coul/cut";
+    const std::string kspace =
+        charged ? "[md.kspace]\nstyle = \"pppm\"\naccuracy = 1e-5\nmesh = [16, 16, 16]\n"
+                  "g_ewald = 0.28472197\n"
+                : "";
+    const auto deck = [&](const std::string& extra, const std::string& list) {
+      return branched_deck(extra, "list = \"" + list + "\"\n" + kspace, charged, style, false);
+    };
+    md::MdSolver half(ctx, deck("", "half"));
+    md::MdSolver cluster(ctx, deck("", "cluster"));
+    md::MdSolver mixed(ctx, deck("precision = \"mixed\"\n", "auto"));
+    for (int at = 0; at < 2; ++at) {
+      if (at == 1)
+        for (int s = 0; s < 100; ++s) {
+          half.step();
+          cluster.step();
+        }
+      const auto want = quantities(half.thermo());
+      const auto got = quantities(cluster.thermo());
+      const double tol = at == 0 ? 1e-10 : 1e-8;
+      for (std::size_t q = 0; q < want.size(); ++q)
+        EXPECT_NEAR(got[q], want[q], tol * std::abs(want[q]) + 1e-300)
+            << (charged ? "charged" : "uncharged") << ", step " << 100 * at << ", quantity " << q;
+      if (at == 0) {
+        const auto low = quantities(mixed.thermo());
+        for (std::size_t q = 0; q < want.size(); ++q)
+          EXPECT_NEAR(low[q], want[q], 2e-5 * std::abs(want[q]) + 1e-300)
+              << (charged ? "charged" : "uncharged") << ", mixed, quantity " << q;
+      }
+    }
+  }
 }

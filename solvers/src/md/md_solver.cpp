@@ -82,7 +82,7 @@ MdSolver::MdSolver(Context& ctx, const io::Deck& deck) : ctx_(ctx), config_(MdCo
           "which this CPU (or a build for another architecture) lacks";
     if (kind == NeighborListKind::automatic)
       kind = !host ? NeighborListKind::full
-                   : ((mixed || coul_long) && why.empty() ? NeighborListKind::cluster
+                   : (mixed || (coul_long && why.empty()) ? NeighborListKind::cluster
                                                           : NeighborListKind::half);
     if (kind == NeighborListKind::cluster && !why.empty())
       throw deck.error_at(mixed ? "md.precision" : "md.neighbor.list",

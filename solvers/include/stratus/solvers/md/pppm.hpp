@@ -25,8 +25,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 namespace stratus::fft {
 class DistributedFft;
