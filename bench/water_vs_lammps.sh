@@ -10,6 +10,8 @@
 #
 #   bench/water_vs_lammps.sh                     1 and 2 ranks, 4000 molecules, 200 steps, 3 repeats
 #   MOLECULES=512 STEPS=100 bench/water_vs_lammps.sh
+#   STRATUS_SET='md.precision="mixed"' bench/water_vs_lammps.sh   Stratus in mixed precision
+# (STRATUS_SET: space-separated key=value settings passed to `stratus run --set`).
 #
 # Needs a built Stratus (tools/setup.sh) and `apt-get install lammps`. One thread per rank.
 set -euo pipefail
@@ -20,6 +22,8 @@ steps="${STEPS:-200}"
 repeat="${REPEAT:-3}"
 ranks_list="${RANKS:-1 2}"
 molecules="${MOLECULES:-4000}"
+settings=()
+for kv in ${STRATUS_SET:-}; do settings+=(--set "$kv"); done
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
 [ -n "$lmp" ] || { echo "no lmp: apt-get install lammps" >&2; exit 2; }
 
@@ -61,7 +65,7 @@ for np in $ranks_list; do
     rm -f "$work/out/bench.summary.json"
     mpiexec -n "$np" "$stratus" run "$here/bench/decks/water_spce.toml" --output-dir "$work/out" \
       --restart none --set "run.steps=$steps" --set "md.read_data.file=\"$work/water.data\"" \
-      >"$work/stratus.$np.out" 2>&1
+      "${settings[@]}" >"$work/stratus.$np.out" 2>&1
     /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
       "$work/out/bench.summary.json" >>"$work/s.$np"
   done

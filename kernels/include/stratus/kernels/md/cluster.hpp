@@ -346,15 +346,17 @@ int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacit
       KOKKOS_LAMBDA(const int i, int& acc) {
         const unsigned levels = ex.levels;
         T xi[kCluster], yi[kCluster], zi[kCluster];
-        // The range of each lane's special ids (a quick test before its row is searched).
-        std::int64_t slo[kCluster], shi[kCluster];
+        // Each lane's global id, and the range of its special ids (a quick test before its row
+        // is searched; empty: lo > hi).
+        std::int64_t gi[kCluster], slo[kCluster], shi[kCluster];
         for (int a = 0; a < kCluster; ++a) {
           xi[a] = xq(i, 0, a);
           yi[a] = xq(i, 1, a);
           zi[a] = xq(i, 2, a);
+          const int ia = atom(i, a);
+          gi[a] = ia >= 0 ? id(ia) : -1;
           slo[a] = 1;
           shi[a] = 0;
-          const int ia = atom(i, a);
           const int ns = levels != 0 && ia >= 0 ? ex.nspecial(ia, 2) : 0;
           for (int k = 0; k < ns; ++k) {
             const std::int64_t g = ex.special(ia, k);
@@ -367,22 +369,31 @@ int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacit
         int nu = 0, nm = 0;
         for_each_cluster_near(c, cut, i, [&](const int j) {
           unsigned mask = near_bits(xi, yi, zi, &xq(j, 0, 0), cutsq);
-          bool masked = j == i || j >= nlocal;
+          if (mask == 0) return;
+          const bool ghost = j >= nlocal;
           if (j == i) mask &= kClusterUpperPairs;
-          for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
-            const int bitpos = lowest_bit(rest);
-            const int a = bitpos / kCluster;
-            const std::int64_t gj = id(atom(j, bitpos % kCluster));
-            // A ghost: the pairs that pair_is_mine gives this rank.
-            bool drop = j >= nlocal && !pair_is_mine(id(atom(i, a)), gj);
-            if (!drop && gj >= slo[a] && gj <= shi[a]) {
-              const int level = special_level(ex.special, ex.nspecial, atom(i, a), gj);
-              if (level > 0 && ((levels >> (level - 1)) & 1u)) {
-                drop = true;
-                masked = true;
-              }
+          // Without a branch per pair: the pairs that pair_is_mine takes from this rank (ghosts),
+          // and those that may be special (the id within the lane's range), searched below.
+          unsigned mine = 0, maybe = 0;
+          for (int b = 0; b < kCluster; ++b) {
+            const int jb = atom(j, b);
+            const std::int64_t gj = jb >= 0 ? id(jb) : -2;
+            for (int a = 0; a < kCluster; ++a) {
+              const unsigned bitpos = static_cast<unsigned>(kCluster * a + b);
+              mine |= static_cast<unsigned>(pair_is_mine(gi[a], gj)) << bitpos;
+              maybe |= static_cast<unsigned>(gj >= slo[a] && gj <= shi[a]) << bitpos;
             }
-            if (drop) mask &= ~(1u << bitpos);
+          }
+          if (ghost) mask &= mine;
+          bool masked = j == i || ghost;
+          for (unsigned rest = mask & maybe; rest != 0; rest &= rest - 1) {
+            const int bitpos = lowest_bit(rest);
+            const int level = special_level(ex.special, ex.nspecial, atom(i, bitpos / kCluster),
+                                            id(atom(j, bitpos % kCluster)));
+            if (level > 0 && ((levels >> (level - 1)) & 1u)) {
+              mask &= ~(1u << bitpos);
+              masked = true;
+            }
           }
           if (mask == 0) return;
           const int k = nu + nm < capacity ? (masked ? k0 + capacity - 1 - nm : k0 + nu) : -1;
