@@ -15,7 +15,9 @@
 # Constraints: SHAKE at 1e-4 for Stratus, SETTLE (analytic) for GROMACS. One thread per rank,
 # GROMACS pinned, no separate PME ranks. Throughput from each code's own loop timer (GROMACS's
 # "Wall t", Stratus's time loop), medians of REPEAT runs; ratios are Stratus / GROMACS (> 1:
-# Stratus is faster). Stratus runs in double precision (molecules take the half lists only).
+# Stratus is faster). Stratus runs twice per repeat, md.precision = "double" and "mixed" (float
+# pair interactions on cluster-pair lists, as GROMACS's default build), each compared with the
+# GROMACS build of its precision.
 #
 #   bench/water_vs_gromacs.sh                       1 and 2 ranks, 4000 molecules, 200 steps, 3 repeats
 #   MOLECULES=512 STEPS=100 RANKS=1 bench/water_vs_gromacs.sh
@@ -46,19 +48,22 @@ mv "$work/water.gro" "$work/conf.gro"
 mv "$work/water.top" "$work/topol.top"
 natoms=$((3 * molecules))
 
-# run_stratus RANKS STEPS: steps/s of the time loop appended to $work/s.RANKS; output kept.
+# run_stratus RANKS STEPS PRECISION TAG: steps/s of the time loop appended to $work/TAG.RANKS;
+# output kept in $work/TAG.RANKS.out.
 run_stratus() {
   rm -f "$work/out/bench.summary.json"
   mpiexec -n "$1" "$stratus" run "$here/bench/decks/water_spce.toml" --output-dir "$work/out" \
     --restart none --set "run.steps=$2" --set "md.read_data.file=\"$work/water.data\"" \
-    --set checkpoint.at_end=false --set checkpoint.interval=off >"$work/stratus.$1.out" 2>&1 ||
-    { echo "stratus failed:" >&2; tail -20 "$work/stratus.$1.out" >&2; exit 1; }
+    --set "md.precision=\"$3\"" --set checkpoint.at_end=false --set checkpoint.interval=off \
+    >"$work/$4.$1.out" 2>&1 ||
+    { echo "stratus failed:" >&2; tail -20 "$work/$4.$1.out" >&2; exit 1; }
   /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
-    "$work/out/bench.summary.json" >>"$work/s.$1"
+    "$work/out/bench.summary.json" >>"$work/$4.$1"
 }
 
 # Stratus's PPPM choice (one step), which GROMACS's PME then takes.
-run_stratus 1 1
+run_stratus 1 1 double sd
+cp "$work/sd.1.out" "$work/stratus.1.out"
 pppm=$(grep -m1 "PPPM order" "$work/stratus.1.out")
 read -r nx ny nz g <<<"$(echo "$pppm" | sed -E 's/.*grid ([0-9]+) x ([0-9]+) x ([0-9]+), g_ewald ([0-9.eE+-]+),.*/\1 \2 \3 \4/')"
 rtol=$(/usr/bin/python3 -c "import math, sys; print('%.6e' % math.erfc(float(sys.argv[1]) * 10.0))" "$g")
@@ -97,24 +102,25 @@ gmx_grompp "$gmx" mixed.tpr
 [ -z "$gmx_d" ] || gmx_grompp "$gmx_d" double.tpr
 gmx_start "$gmx" mixed.tpr
 
-printf '%-6s %-24s %16s %10s %14s\n' ranks code atom-steps/s ns/day "Stratus / it"
+printf '%-6s %-24s %16s %10s %22s\n' ranks code atom-steps/s ns/day "Stratus same precision / it"
 for np in $ranks_list; do
-  for tag in gm gd s; do : >"$work/$tag.$np"; done
+  for tag in gm gd sm sd; do : >"$work/$tag.$np"; done
   for r in $(seq "$repeat"); do
     gmx_run "$gmx" mixed.tpr "$np" gm
-    run_stratus "$np" "$steps"
+    run_stratus "$np" "$steps" mixed sm
     [ -z "$gmx_d" ] || gmx_run "$gmx_d" double.tpr "$np" gd
+    run_stratus "$np" "$steps" double sd
   done
-  s=$(median <"$work/s.$np")
-  for tag in gm gd s; do
+  for tag in gm gd sm sd; do
     [ -s "$work/$tag.$np" ] || continue
     case $tag in
-      gm) name="GROMACS mixed (gmx)" ;; gd) name="GROMACS double (gmx_d)" ;; s) name="Stratus double" ;;
+      gm) name="GROMACS mixed (gmx)" ours=sm ;; gd) name="GROMACS double (gmx_d)" ours=sd ;;
+      sm) name="Stratus mixed" ours= ;; sd) name="Stratus double" ours= ;;
     esac
     m=$(median <"$work/$tag.$np")
-    printf '%-6s %-24s %16.4g %10.3g %14s\n' "$np" "$name" "$(awk -v v="$m" -v n=$natoms 'BEGIN {print v * n}')" \
+    printf '%-6s %-24s %16.4g %10.3g %22s\n' "$np" "$name" "$(awk -v v="$m" -v n=$natoms 'BEGIN {print v * n}')" \
       "$(awk -v v="$m" 'BEGIN {print v * 0.002 * 86400 / 1000}')" \
-      "$([ $tag = s ] && echo - || awk -v a="$s" -v b="$m" 'BEGIN {printf "%.3f", a / b}')"
+      "$([ -z "$ours" ] && echo - || awk -v a="$(median <"$work/$ours.$np")" -v b="$m" 'BEGIN {printf "%.3f", a / b}')"
   done
 done
 first=$(echo "$ranks_list" | awk '{print $1}')
@@ -122,5 +128,5 @@ echo
 echo "GROMACS mixed's time split ($first rank(s), last run):"
 grep -A30 "R E A L   C Y C L E" "$work/run_gm.$first.log" | grep -E "Neighbor search|Force|PME|Constraints|Update|Comm|Rest|Total" | sed 's/^/  /' || true
 echo "Stratus's time split ($first rank(s), last run):"
-grep -E "^    md: " "$work/stratus.$first.out" || true
+grep -E "^    md: " "$work/sd.$first.out" || true
 echo "# medians of $repeat runs of $steps steps, $molecules molecules; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"

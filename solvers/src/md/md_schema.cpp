@@ -32,7 +32,9 @@ void declare_system(Schema& schema) {
                 "style evaluated in float, forces summed per cluster and integrated in double "
                 "(as GROMACS's default build and LAMMPS-KOKKOS's mixed mode; about 1e-6 "
                 "relative in energies; docs/performance.md gives its energy drift). mixed needs "
-                "cluster lists (md.neighbor.list = cluster, or auto on CPU backends).")
+                "cluster lists (md.neighbor.list = cluster, or auto on CPU backends), and with "
+                "charges lj/cut/coul/long or coul/long, geometric-mean LJ coefficients and AVX2 "
+                "or AVX-512.")
       .one_of({"double", "mixed"})
       .set_default(std::string("double"));
   md.add_real("timestep", "Time step (required with real and metal units).")
@@ -178,8 +180,12 @@ void declare_dynamics(Schema& schema) {
                 "their owners (about twice as fast on CPUs, sums in another order at each rank "
                 "count); cluster: half lists of 4-atom clusters close in space, the 16 "
                 "interactions of a cluster pair in vector lanes without gathers (the fastest on "
-                "CPUs in mixed precision; sums in another order at each rank count); auto: on CPU "
-                "backends half in double precision, cluster in mixed precision; full on GPUs.")
+                "CPUs in mixed precision and for lj/cut/coul/long; molecules' excluded special "
+                "pairs left out by the masks; sums in another order at each rank count; with "
+                "charges: lj/cut/coul/long or coul/long, LJ coefficients that are geometric "
+                "means, one LJ cutoff, and AVX2 or AVX-512 registers); auto: on CPU backends "
+                "cluster in mixed precision and for lj/cut/coul/long where cluster lists take "
+                "it, else half; full on GPUs.")
       .one_of({"auto", "full", "half", "cluster"})
       .set_default(std::string("auto"));
   nb.add_int("every",
