@@ -520,6 +520,16 @@ inline int thread_copy(const Token& token) {
 #endif
   return static_cast<int>(token.acquire());
 }
+
+/// Gives back copy t of thread_copy (tokens only: OpenMP thread numbers need no release; one
+/// copy, 0, was never acquired).
+template <class Token>
+inline void release_thread_copy(const Token& token, const int t, const int copies) {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (std::is_same_v<DevExecSpace, Kokkos::OpenMP>) return;
+#endif
+  if (copies != 1) token.release(t);
+}
 #endif
 
 // Wider registers for the float kernel with one LJ form, chosen at run time: the function
@@ -628,10 +638,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
                                              fbase, e, w);
             acc.energy += e;
             for (int a = 0; a < 3; ++a) acc.virial[a] += w[a];
-#if defined(KOKKOS_ENABLE_OPENMP)
-            if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
-#endif
-              if (copies != 1) token.release(t);
+            release_thread_copy(token, t, copies);
             return;
           }
         }
@@ -723,10 +730,7 @@ PairResult cluster_pair_forces(const Pair& p, const Clusters<T>& c, const Cluste
               acc.virial[2] += Real(wz[l]);
             }
         }
-#if defined(KOKKOS_ENABLE_OPENMP)
-        if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
-#endif
-          if (copies != 1) token.release(t);
+        release_thread_copy(token, t, copies);
 #endif
       },
       result);

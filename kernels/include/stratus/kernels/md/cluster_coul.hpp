@@ -141,10 +141,7 @@ PairResult cluster_coul_long_forces(const CoulLongClusterForm<T>& p, const Clust
           acc.coul += s[1];
           for (int a = 0; a < 3; ++a) acc.virial[a] += s[2 + a];
         }
-#if defined(KOKKOS_ENABLE_OPENMP)
-        if constexpr (!std::is_same_v<DevExecSpace, Kokkos::OpenMP>)
-#endif
-          if (copies != 1) token.release(t);
+        release_thread_copy(token, t, copies);
       },
       result);
 #else

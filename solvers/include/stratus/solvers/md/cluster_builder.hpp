@@ -175,16 +175,12 @@ class ClusterPairs {
   kernels::md::PairResult forces(const Pair& pair, const Vectors& x, const Vectors& f) {
     namespace kmd = kernels::md;
     if (nall_ == 0) return {};
-    kmd::cluster_positions(x, c_);
-    Kokkos::deep_copy(Kokkos::subview(c_.force, std::make_pair(0, copies_),
-                                      std::make_pair(0, c_.nall), Kokkos::ALL),
-                      T(0));
-    const kmd::PairResult r = kmd::detail::with_uniform_form(pair, [&](const auto& p) {
-      return kmd::detail::cluster_pair_forces<EnergyVirial>(kmd::detail::in_precision<T>(p), c_,
-                                                            list_, copies_, vector_bytes_);
+    return framed(x, f, [&] {
+      return kmd::detail::with_uniform_form(pair, [&](const auto& p) {
+        return kmd::detail::cluster_pair_forces<EnergyVirial>(kmd::detail::in_precision<T>(p), c_,
+                                                              list_, copies_, vector_bytes_);
+      });
     });
-    kmd::cluster_forces_to_atoms(c_, f, copies_);
-    return r;
   }
 
   /// forces() for lj/cut/coul/long (and coul/long) with the LJ factors `f` of its tables: the
@@ -198,10 +194,6 @@ class ClusterPairs {
     if (nall_ == 0) return {};
     if (!coul_long_supported())
       throw std::logic_error("ClusterPairs: the charged kernel needs AVX2 registers");
-    kmd::cluster_positions(x, c_);
-    Kokkos::deep_copy(Kokkos::subview(c_.force, std::make_pair(0, copies_),
-                                      std::make_pair(0, c_.nall), Kokkos::ALL),
-                      T(0));
     kmd::CoulLongClusterForm<T> p;
     p.qqrd2e = T(pair.qqrd2e);
     p.g_ewald = T(pair.g_ewald);
@@ -209,10 +201,10 @@ class ClusterPairs {
     p.cut_ljsq = T(lj.cutsq);
     p.o12 = T(lj.o12);
     p.o6 = T(lj.o6);
-    const kmd::PairResult r =
-        kmd::detail::cluster_coul_long_forces<EnergyVirial>(p, c_, list_, copies_, vector_bytes_);
-    kmd::cluster_forces_to_atoms(c_, f, copies_);
-    return r;
+    return framed(x, f, [&] {
+      return kmd::detail::cluster_coul_long_forces<EnergyVirial>(p, c_, list_, copies_,
+                                                                 vector_bytes_);
+    });
   }
   /// Whether this build and CPU run the charged kernel (AVX2 registers or wider).
   [[nodiscard]] bool coul_long_supported() const {
@@ -244,6 +236,19 @@ class ClusterPairs {
   [[nodiscard]] int cluster_pairs() const noexcept { return pairs_; }
 
  private:
+  /// A force kernel's frame: the clusters' positions from x, the threads' force copies zeroed,
+  /// kernel() run, and f set from the copies. Returns kernel()'s result.
+  template <class Kernel>
+  kernels::md::PairResult framed(const Vectors& x, const Vectors& f, Kernel&& kernel) {
+    kernels::md::cluster_positions(x, c_);
+    Kokkos::deep_copy(Kokkos::subview(c_.force, std::make_pair(0, copies_),
+                                      std::make_pair(0, c_.nall), Kokkos::ALL),
+                      T(0));
+    const kernels::md::PairResult r = kernel();
+    kernels::md::cluster_forces_to_atoms(c_, f, copies_);
+    return r;
+  }
+
   template <class View>
   static void grow(View& v, int n, const char* label) {
     if (static_cast<int>(v.extent(0)) < n)
