@@ -396,15 +396,27 @@ void CheckpointWriter::put(const std::string& name, const std::vector<std::int64
 }
 
 void CheckpointWriter::write_particles(const ParticleColumns& columns) {
+  ParticleSource source;
+  source.n_global = columns.n_global;
+  source.ids = columns.ids;
+  for (const auto& c : columns.reals) source.reals.push_back({c.name, c.ncomp});
+  for (const auto& c : columns.ints) source.ints.push_back({c.name, c.ncomp});
+  source.real_values = [&columns](const std::string& name) { return columns.real(name).values; };
+  source.int_values = [&columns](const std::string& name) { return columns.integer(name).values; };
+  write_particles(source);
+}
+
+void CheckpointWriter::write_particles(const ParticleSource& source) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &ranks);
-  const std::int64_t n = columns.n_global;
-  // Route every row to the rank that writes its id's block, then place it by id.
-  std::vector<int> dest(columns.rows());
+  const std::int64_t n = source.n_global;
+  // Every row goes to the rank that writes its id's block, which places it by id. The plan is
+  // made once; the columns follow it one at a time.
+  std::vector<int> dest(source.ids.size());
   std::string bad;
-  for (std::size_t i = 0; i < columns.rows(); ++i) {
-    const std::int64_t id = columns.ids[i];
+  for (std::size_t i = 0; i < source.ids.size(); ++i) {
+    const std::int64_t id = source.ids[i];
     if (id < 0 || id >= n) {
       if (bad.empty()) bad = fmt::format("particle id {} outside [0, {})", id, n);
       dest[i] = 0;
@@ -412,63 +424,77 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
     }
     dest[i] = row_owner(n, ranks, id);
   }
-  const ParticleColumns mine = route_particles(comm_, columns, dest);
+  const ParticlePlan plan(comm_, dest);
+  std::vector<int>().swap(dest);
+  const std::vector<std::int64_t> ids = plan.execute(source.ids);
   const RowBlock block = row_block(n, rank, ranks);
-  std::vector<std::int64_t> slot(mine.rows());
-  std::vector<char> seen(static_cast<std::size_t>(block.count), 0);
-  for (std::size_t i = 0; i < mine.rows(); ++i) {
-    const std::int64_t k = mine.ids[i] - block.first;
-    if (k < 0 || k >= block.count) continue;  // already reported as out of range
-    if (seen[static_cast<std::size_t>(k)] && bad.empty())
-      bad = fmt::format("particle id {} appears twice", mine.ids[i]);
-    seen[static_cast<std::size_t>(k)] = 1;
-    slot[i] = k;
+  std::vector<std::int64_t> slot(ids.size());
+  {
+    std::vector<char> seen(static_cast<std::size_t>(block.count), 0);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::int64_t k = ids[i] - block.first;
+      if (k < 0 || k >= block.count) continue;  // already reported as out of range
+      if (seen[static_cast<std::size_t>(k)] && bad.empty())
+        bad = fmt::format("particle id {} appears twice", ids[i]);
+      seen[static_cast<std::size_t>(k)] = 1;
+      slot[i] = k;
+    }
+    if (bad.empty()) {
+      const auto missing = std::find(seen.begin(), seen.end(), 0);
+      if (missing != seen.end())
+        bad = fmt::format("particle id {} is missing", block.first + (missing - seen.begin()));
+    }
   }
-  if (bad.empty()) {
-    const auto missing = std::find(seen.begin(), seen.end(), 0);
-    if (missing != seen.end())
-      bad = fmt::format("particle id {} is missing", block.first + (missing - seen.begin()));
-  }
-  for (const auto& c : mine.reals)
-    for (std::size_t v = 0; v < c.values.size() && bad.empty(); ++v)
-      if (!std::isfinite(c.values[v]))
-        bad = fmt::format("particle {} of id {} is not finite ({})", c.name,
-                          mine.ids[v / static_cast<std::size_t>(c.ncomp)], c.values[v]);
-  bad = agree_on_message(comm_, bad);
-  if (!bad.empty())
-    throw RuntimeError(fmt::format("{}: cannot write particles: {}", partial_, bad));
+  const auto refuse = [&](std::string why) {
+    why = agree_on_message(comm_, why);
+    if (!why.empty())
+      throw RuntimeError(fmt::format("{}: cannot write particles: {}", partial_, why));
+  };
+  refuse(bad);
 
   QuietHdf5Errors quiet;
   const auto file = static_cast<hid_t>(file_);
-  auto place = [&](const auto& values, int ncomp) {
-    using T = typename std::decay_t<decltype(values)>::value_type;
-    std::vector<T> rows(static_cast<std::size_t>(block.count) * static_cast<std::size_t>(ncomp));
-    for (std::size_t i = 0; i < mine.rows(); ++i)
-      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * ncomp), ncomp,
-                  rows.begin() + static_cast<std::ptrdiff_t>(slot[i] * ncomp));
-    return rows;
+  // One column: asked for, routed, checked, placed by id and written; then dropped.
+  const auto write = [&](const ParticleSource::Column& c, auto values, const char* type,
+                         hid_t file_type, hid_t mem_type) {
+    using T = typename decltype(values)::value_type;
+    const auto ncomp = static_cast<std::size_t>(c.ncomp);
+    refuse(values.size() == source.ids.size() * ncomp
+               ? std::string()
+               : fmt::format("column '{}' has {} values for {} rows of {}", c.name, values.size(),
+                             source.ids.size(), ncomp));
+    std::vector<T> mine = plan.execute(std::move(values), c.ncomp);
+    std::string why;
+    if constexpr (std::is_floating_point_v<T>)
+      for (std::size_t v = 0; v < mine.size() && why.empty(); ++v)
+        if (!std::isfinite(mine[v]))
+          why = fmt::format("particle {} of id {} is not finite ({})", c.name, ids[v / ncomp],
+                            mine[v]);
+    refuse(why);
+    std::vector<T> rows(static_cast<std::size_t>(block.count) * ncomp);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      std::copy_n(
+          mine.begin() + static_cast<std::ptrdiff_t>(i * ncomp), ncomp,
+          rows.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slot[i]) * ncomp));
+    std::vector<T>().swap(mine);
+    const std::string dataset = "/particles/" + c.name;
+    // A part holds only its ranks' rows, one block after another (compact: no space for the
+    // rows of other parts).
+    const Flat flat = part_.whole()
+                          ? Flat{}
+                          : flat_placement(file_comm_, static_cast<std::uint64_t>(block.count) *
+                                                           static_cast<std::uint64_t>(c.ncomp));
+    agreed(comm_, [&] {
+      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block, rows, file_type,
+                                 mem_type, part_.whole() ? nullptr : &flat));
+    });
+    manifest_.push_back(fmt::format("dataset {} {} {} {}", dataset, type, n, c.ncomp));
+    if (!part_.whole()) manifest_.push_back(fmt::format("stored {} {}", dataset, flat.total));
   };
-  // A part holds only its ranks' rows, one block after another (compact: no space for the
-  // rows of other parts).
-  const auto placed = [&](int ncomp) {
-    return flat_placement(
-        file_comm_, static_cast<std::uint64_t>(block.count) * static_cast<std::uint64_t>(ncomp));
-  };
-  const auto write = [&](const auto& columns, const char* type, hid_t file_type, hid_t mem_type) {
-    for (const auto& c : columns) {
-      const std::string dataset = "/particles/" + c.name;
-      const Flat flat = part_.whole() ? Flat{} : placed(c.ncomp);
-      blocks_.push_back(put_rows(file, partial_, dataset, n, c.ncomp, block,
-                                 place(c.values, c.ncomp), file_type, mem_type,
-                                 part_.whole() ? nullptr : &flat));
-      manifest_.push_back(fmt::format("dataset {} {} {} {}", dataset, type, n, c.ncomp));
-      if (!part_.whole()) manifest_.push_back(fmt::format("stored {} {}", dataset, flat.total));
-    }
-  };
-  agreed(comm_, [&] {
-    write(mine.reals, "float64", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
-    write(mine.ints, "int64", H5T_STD_I64LE, H5T_NATIVE_INT64);
-  });
+  for (const auto& c : source.reals)
+    write(c, source.real_values(c.name), "float64", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
+  for (const auto& c : source.ints)
+    write(c, source.int_values(c.name), "int64", H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
 void CheckpointWriter::write_field(const std::string& name, const GridArray& field, int ghost,

@@ -82,7 +82,9 @@ void StateDescriptor::on_restored(std::function<void(const io::CheckpointReader&
 }
 
 void StateDescriptor::save(io::CheckpointWriter& out) const {
-  for (const Particles& p : particles_) out.write_particles(p.rows());
+  for (const Particles& p : particles_)
+    out.write_particles(
+        io::ParticleSource{*p.n_global, p.ids(), p.reals, p.ints, p.real_values, p.int_values});
   for (const Field& f : fields_) {
     const GridArray array = f.array();  // first: it may allocate what before_save fills
     if (f.before_save) f.before_save();

@@ -83,12 +83,10 @@ struct Toy {
     StateDescriptor::Particles p;
     p.n_global = &natoms;
     p.reals = {{"charge", 1}};
-    p.rows = [this] {
-      stratus::io::ParticleColumns c;
-      c.n_global = natoms;
-      c.ids = atom_ids;
-      c.reals = {{"charge", 1, charge}};
-      return c;
+    p.ids = [this] { return atom_ids; };
+    p.real_values = [this](const std::string& name) {
+      EXPECT_EQ(name, "charge");
+      return charge;
     };
     p.place = [this](const CheckpointReader& in, stratus::io::ParticleColumns&& rows) {
       EXPECT_EQ(in.ints("layout").size(), 1u);

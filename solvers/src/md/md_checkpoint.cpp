@@ -68,7 +68,9 @@ void MdSolver::declare_state(StateDescriptor& state) {
   atoms.reals.push_back({"position_at_build", 3});
   atoms.ints.push_back({"rank", 1});
   atoms.ints.push_back({"slot", 1});
-  atoms.rows = [this] { return checkpoint_rows(); };
+  atoms.ids = [this] { return atoms_.columns.at("id").host_integers(atoms_.nlocal); };
+  atoms.real_values = [this](const std::string& name) { return checkpoint_reals(name); };
+  atoms.int_values = [this](const std::string& name) { return checkpoint_integers(name); };
   atoms.place = [this](const io::CheckpointReader& in, io::ParticleColumns&& rows) {
     place_restored(in, std::move(rows));
   };
@@ -84,29 +86,24 @@ std::vector<ParticleColumn*> MdSolver::checkpoint_columns() const {
   return out;
 }
 
-io::ParticleColumns MdSolver::checkpoint_rows() const {
+std::vector<double> MdSolver::checkpoint_reals(const std::string& name) const {
   const int n = atoms_.nlocal;
-  io::ParticleColumns c;
-  c.n_global = natoms_;
-  c.ids = atoms_.columns.at("id").host_integers(n);
-  for (const ParticleColumn* col : checkpoint_columns()) {
-    if (col->kind() == ColumnKind::real)
-      c.reals.push_back({col->name(), col->components(), col->host_reals(n)});
-    else
-      c.ints.push_back({col->name(), col->components(), col->host_integers(n)});
-  }
-  auto xb = Kokkos::create_mirror_view_and_copy(HostMemSpace(), x_at_build_);
-  io::ParticleColumns::Reals built{"position_at_build", 3, {}};
-  io::ParticleColumns::Ints rank{"rank", 1, std::vector<std::int64_t>(n, ctx_.rank())},
-      slot{"slot", 1, {}};
-  for (int i = 0; i < n; ++i) {
-    for (int d = 0; d < 3; ++d) built.values.push_back(xb(i, d));
-    slot.values.push_back(i);
-  }
-  c.reals.push_back(std::move(built));
-  c.ints.push_back(std::move(rank));
-  c.ints.push_back(std::move(slot));
-  return c;
+  if (name != "position_at_build") return atoms_.columns.at(name).host_reals(n);
+  const auto xb = Kokkos::create_mirror_view_and_copy(
+      HostMemSpace(), Kokkos::subview(x_at_build_, std::make_pair(0, n), Kokkos::ALL()));
+  std::vector<double> out(3 * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) out[3 * static_cast<std::size_t>(i) + d] = xb(i, d);
+  return out;
+}
+
+std::vector<std::int64_t> MdSolver::checkpoint_integers(const std::string& name) const {
+  const int n = atoms_.nlocal;
+  if (name == "rank") return std::vector<std::int64_t>(static_cast<std::size_t>(n), ctx_.rank());
+  if (name != "slot") return atoms_.columns.at(name).host_integers(n);
+  std::vector<std::int64_t> slot(static_cast<std::size_t>(n));
+  std::iota(slot.begin(), slot.end(), std::int64_t{0});
+  return slot;
 }
 
 void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols) {

@@ -37,6 +37,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +69,22 @@ struct ParticleColumns {
   [[nodiscard]] std::size_t rows() const noexcept { return ids.size(); }
   [[nodiscard]] const Reals& real(const std::string& name) const;
   [[nodiscard]] const Ints& integer(const std::string& name) const;
+};
+
+/// This rank's particle rows for a streaming write: the ids, and each column produced when the
+/// writer gets to it and dropped once written, so that a checkpoint holds at most one column's
+/// copy beside the state (not a second copy of every column). The values of a column with
+/// `ncomp` components are rows() * ncomp numbers, row-major, in the order of `ids`.
+struct ParticleSource {
+  struct Column {
+    std::string name;
+    int ncomp = 1;
+  };
+  std::int64_t n_global = 0;
+  std::vector<std::int64_t> ids;
+  std::vector<Column> reals, ints;
+  std::function<std::vector<double>(const std::string& name)> real_values;
+  std::function<std::vector<std::int64_t>(const std::string& name)> int_values;
 };
 
 /// Sends row i of `columns` to rank dest[i] (Alltoallv over `comm`); returns what this rank
@@ -129,7 +146,10 @@ class CheckpointWriter {
   }
 
   /// /particles/NAME for every column, rows in global-id order. Every id of 0..n_global-1 must
-  /// appear exactly once over all ranks (RuntimeError otherwise).
+  /// appear exactly once over all ranks, and real values must be finite (RuntimeError
+  /// otherwise). Columns are asked for, routed and written one at a time.
+  void write_particles(const ParticleSource& source);
+  /// The same for columns already in memory.
   void write_particles(const ParticleColumns& columns);
 
   /// /fields/NAME: the interior of `field` as this rank's block of the global array.

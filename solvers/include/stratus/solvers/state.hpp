@@ -77,18 +77,19 @@ class StateDescriptor {
   };
   void field(Field f);
 
-  /// Per-particle columns, /particles/NAME in global-id order. `rows` gives this rank's rows of
-  /// every named column at a save; on restore each rank gets a block of the global rows (any
-  /// rank count) and `place` puts them where they belong (it may route them to other ranks; it
-  /// gets the reader for the recorded layout). Collective.
-  struct Column {
-    std::string name;  ///< as in the checkpoint
-    int ncomp = 1;
-  };
+  /// Per-particle columns, /particles/NAME in global-id order. At a save, `ids` gives the global
+  /// ids of this rank's rows and `real_values` / `int_values` one named column of those rows
+  /// (the writer asks for one column at a time and drops it once written: a checkpoint never
+  /// holds a second copy of the whole state). On restore each rank gets a block of the global
+  /// rows (any rank count) and `place` puts them where they belong (it may route them to other
+  /// ranks; it gets the reader for the recorded layout). Collective.
+  using Column = io::ParticleSource::Column;
   struct Particles {
     const std::int64_t* n_global = nullptr;
     std::vector<Column> reals, ints;
-    std::function<io::ParticleColumns()> rows;
+    std::function<std::vector<std::int64_t>()> ids;
+    std::function<std::vector<double>(const std::string&)> real_values;
+    std::function<std::vector<std::int64_t>(const std::string&)> int_values;
     std::function<void(const io::CheckpointReader&, io::ParticleColumns&&)> place;
   };
   void particles(Particles p);

@@ -140,8 +140,10 @@ class MdSolver : public Solver {
   [[noreturn]] void blow_up(const std::string& what) const;
   /// The per-atom columns a checkpoint holds (flagged `checkpoint`; the ids are its row ids).
   [[nodiscard]] std::vector<ParticleColumn*> checkpoint_columns() const;
-  /// This rank's atoms as checkpoint columns (with each atom's rank and slot: the layout).
-  [[nodiscard]] io::ParticleColumns checkpoint_rows() const;
+  /// One checkpoint column of this rank's atoms: a column of checkpoint_columns(), or
+  /// "position_at_build", "rank" or "slot" (the layout), on the host.
+  [[nodiscard]] std::vector<double> checkpoint_reals(const std::string& name) const;
+  [[nodiscard]] std::vector<std::int64_t> checkpoint_integers(const std::string& name) const;
   /// Puts a checkpoint's block of atoms where they belong: back in their saved slots with the
   /// lists of the last build (same layout: bit for bit), else to the owners of their positions.
   void place_restored(const io::CheckpointReader& in, io::ParticleColumns&& cols);
