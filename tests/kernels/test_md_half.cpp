@@ -35,10 +35,11 @@ const std::vector<Real> cut2{2.5, 3.0, 3.0, 2.2};
 // The device lists, on the host.
 std::vector<std::vector<int>> lists_on_host(const NeighborList& list) {
   auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.count);
+  auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.first);
   auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.entries);
   std::vector<std::vector<int>> out(list.nlocal);
   for (int i = 0; i < list.nlocal; ++i)
-    for (int k = 0; k < count(i); ++k) out[i].push_back(entries(i, k));
+    for (int k = 0; k < count(i); ++k) out[i].push_back(entries(first(i) + k));
   return out;
 }
 
@@ -60,6 +61,22 @@ void check_half(const HostAtoms& a, Real cutoff) {
       if (r2 < cutoff * cutoff && pair_is_mine(a.id[i], a.id[j])) want.insert({i, j});
     }
   EXPECT_EQ(got, want);
+  // Rows never overlap; on host back-ends they are compact (room for the neighbours and a
+  // sixteenth more, the builder's margin).
+  auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.first);
+  auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list.count);
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  std::int64_t total = 0;
+  for (int i = 0; i < a.nlocal; ++i) {
+    spans.emplace_back(first(i), first(i) + count(i));
+    total += count(i);
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t k = 1; k < spans.size(); ++k) EXPECT_LE(spans[k - 1].second, spans[k].first);
+  if (!spans.empty())
+    EXPECT_LE(spans.back().second, static_cast<std::int64_t>(list.entries.extent(0)));
+  if (NeighborBuilder::kCompactHalfRows && a.nlocal > 0)
+    EXPECT_LE(static_cast<std::int64_t>(list.entries.extent(0)), total + total / 16 + 64);
   int longest = 0;
   for (const auto& l : lists) longest = std::max(longest, static_cast<int>(l.size()));
   EXPECT_EQ(list.max_count(), longest);
@@ -84,19 +101,42 @@ TEST(MdHalf, HalfListMatchesBruteForce) {
   check_half(ghosts_only, 1.0);
 }
 
+// The GPU form (rows of a fixed stride, kernels::md::fill_half_rows) lists what the builder's
+// list lists, row by row in the same order.
+TEST(MdHalf, FixedStrideRowsEqualBuilderRows) {
+  auto a = random_atoms(600, 8.0, 1, 31);
+  add_periodic_ghosts(a, 8.0, 2.5);
+  const auto x = to_device(a.x);
+  const auto id = to_device(a.id);
+  NeighborBuilder builder;
+  NeighborList built;
+  builder.build_half(x, id, a.nlocal, a.nall(), 2.5, built);
+  NeighborList fixed;
+  fixed.nlocal = a.nlocal;
+  fixed.nall = a.nall();
+  fixed.width = built.width;
+  fixed.count = Kokkos::View<int*, DevMemSpace>("count", a.nlocal);
+  fixed.first = Kokkos::View<std::int64_t*, DevMemSpace>("first", a.nlocal);
+  fixed.entries = Kokkos::View<int*, DevMemSpace>("entries", a.nlocal * built.width);
+  fill_half_rows(x, id, a.nlocal, 2.5 * 2.5, builder.binned(), fixed);
+  EXPECT_EQ(lists_on_host(fixed), lists_on_host(built));
+  auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed.first);
+  for (int i = 0; i < a.nlocal; ++i) EXPECT_EQ(first(i), std::int64_t{i} * built.width);
+}
+
 TEST(MdHalf, HalfListGrowsRows) {
   NeighborBuilder builder;
   NeighborList list;
   const auto sparse = random_atoms(50, 10.0, 1, 24);
   builder.build_half(to_device(sparse.x), to_device(sparse.id), 50, 50, 1.0, list);
-  const int width = static_cast<int>(list.entries.extent(1));
+  const int width = list.width;
   auto dense = random_atoms(800, 5.0, 1, 25);
   add_periodic_ghosts(dense, 5.0, 1.6);
   check_half(dense, 1.6);
   builder.build_half(to_device(dense.x), to_device(dense.id), dense.nlocal, dense.nall(), 1.6,
                      list);
-  EXPECT_GT(static_cast<int>(list.entries.extent(1)), width);
-  EXPECT_GE(static_cast<int>(list.entries.extent(1)), list.max_count());
+  EXPECT_GT(list.width, width);
+  EXPECT_GE(list.width, list.max_count());
 }
 
 // The forces of rows [0, nall) with each ghost's row added to the local atom of the same id
@@ -244,8 +284,7 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   NeighborBuilder builder;
   NeighborList list;
   builder.build_half(x, to_device(a.id), a.nlocal, a.nall(), 2.8, list);
-  const auto count = list.count;
-  const auto entries = list.entries;
+  const NeighborList rows = list;
   const int nlocal = a.nlocal;
   Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall());
   // fx, fy, fz, e, W_xx, W_yy, W_zz per form
@@ -254,10 +293,10 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   Kokkos::parallel_for(
       "test::row_forms", Kokkos::RangePolicy<DevExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
         for (int i = 0; i < nlocal; ++i) {
-          const detail::RowSums b = detail::pair_row_batched<true, true>(pair, x, type, Charges(),
-                                                                         i, count(i), entries, fb);
-          const detail::RowSums o =
-              detail::pair_row<true, true>(pair, x, type, Charges(), i, count(i), entries, fo);
+          const detail::RowSums b = detail::pair_row_batched<true, true>(
+              pair, x, type, Charges(), i, rows.count(i), rows.row(i), fb);
+          const detail::RowSums o = detail::pair_row<true, true>(pair, x, type, Charges(), i,
+                                                                 rows.count(i), rows.row(i), fo);
           const Real vb[7] = {b.fx, b.fy, b.fz, b.energy, b.virial[0], b.virial[1], b.virial[2]};
           const Real vo[7] = {o.fx, o.fy, o.fz, o.energy, o.virial[0], o.virial[1], o.virial[2]};
           for (int d = 0; d < 7; ++d) {

@@ -12,12 +12,14 @@ void NeighborBuilder::build(const Vectors& x, const Ids& id, int nlocal, int nal
   if (!size_list(nlocal, nall, cutoff, list)) return;
   bin(x, id, nall, cutoff);
   for (;;) {
-    if (keys_.extent(0) < list.entries.extent(0) || keys_.extent(1) < list.entries.extent(1))
-      Kokkos::realloc(keys_, list.entries.extent(0), list.entries.extent(1));
+    fixed_rows(list, nlocal);
+    if (keys_.extent(0) < static_cast<std::size_t>(nlocal) ||
+        keys_.extent(1) < static_cast<std::size_t>(list.width))
+      Kokkos::realloc(keys_, nlocal, list.width);
     kmd::fill_full_rows(x, id, nlocal, cutoff * cutoff, binned_, list, keys_);
     const int needed = list.max_count();
-    if (needed <= static_cast<int>(list.entries.extent(1))) break;
-    grow_rows(list, needed);
+    if (needed <= list.width) break;
+    list.width = needed + needed / 8 + 8;
   }
 }
 
@@ -26,10 +28,29 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
   if (!size_list(nlocal, nall, cutoff, list)) return;
   bin(x, id, nall, cutoff);
   for (;;) {
-    kmd::fill_half_rows(x, id, nlocal, cutoff * cutoff, binned_, list);
-    const int needed = list.max_count();
-    if (needed <= static_cast<int>(list.entries.extent(1))) break;
-    grow_rows(list, needed);
+    if constexpr (kCompactHalfRows) {
+      // Room for the rows as long as the last build's plus a sixteenth (a first build: an
+      // estimate); a fill that needs more tells how much, and runs again.
+      const std::int64_t used =
+          kmd::fill_half_rows_compact(x, id, nlocal, cutoff * cutoff, binned_, list);
+      const int needed = list.max_count();
+      const bool rows_fit = needed <= list.width;
+      if (!rows_fit) list.width = needed + needed / 8 + 8;
+      if (used > static_cast<std::int64_t>(list.entries.extent(0))) {
+        list.entries = {};  // the old rows go first: no two lists at once
+        list.entries = Kokkos::View<int*, DevMemSpace>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
+            used + used / 16 + 64);
+        continue;
+      }
+      if (rows_fit) break;
+    } else {
+      fixed_rows(list, nlocal);
+      kmd::fill_half_rows(x, id, nlocal, cutoff * cutoff, binned_, list);
+      const int needed = list.max_count();
+      if (needed <= list.width) break;
+      list.width = needed + needed / 8 + 8;
+    }
   }
 }
 
@@ -53,17 +74,23 @@ void NeighborBuilder::bin(const Vectors& x, const Ids& id, int nall, Real cutoff
 
 bool NeighborBuilder::size_list(int nlocal, int nall, Real cutoff, NeighborList& list) {
   if (!(cutoff > 0)) throw std::invalid_argument("NeighborBuilder: cutoff must be positive");
-  if (static_cast<int>(list.count.extent(0)) < nlocal)
+  if (static_cast<int>(list.count.extent(0)) < nlocal) {
     Kokkos::realloc(list.count, nlocal + nlocal / 8 + 16);
-  if (static_cast<int>(list.entries.extent(0)) < nlocal)
-    Kokkos::realloc(list.entries, nlocal + nlocal / 8 + 16, list.entries.extent(1));
+    Kokkos::realloc(list.first, nlocal + nlocal / 8 + 16);
+  }
+  if (list.width == 0) list.width = 32;  // grown after a fill that needed more
   list.nlocal = nlocal;
   list.nall = nall;
   return nlocal > 0;
 }
 
-void NeighborBuilder::grow_rows(NeighborList& list, int needed) {
-  Kokkos::realloc(list.entries, list.entries.extent(0), needed + needed / 8 + 8);
+void NeighborBuilder::fixed_rows(NeighborList& list, int nlocal) {
+  const auto needed = static_cast<std::size_t>(nlocal) * static_cast<std::size_t>(list.width);
+  if (list.entries.extent(0) >= needed) return;
+  list.entries = {};
+  list.entries = Kokkos::View<int*, DevMemSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
+      needed + needed / 8 + 64);
 }
 
 void snapshot_positions(const kmd::Vectors& x, kmd::Vectors& x_at_build, int n) {

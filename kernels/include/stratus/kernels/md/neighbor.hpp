@@ -15,13 +15,22 @@
 
 namespace stratus::kernels::md {
 
-/// Neighbours of the local atoms: entries(i, 0 .. count(i)) for i < nlocal (sorted by id in a
-/// full list, in binning order in a half list).
+/// Neighbours of the local atoms: row i is entries(first(i) .. first(i) + count(i)) for
+/// i < nlocal (sorted by id in a full list, in binning order in a half list). Full lists and
+/// half lists on GPUs have rows of a fixed stride (first(i) = i * width); half lists on host
+/// back-ends are compact (rows one after another, in the order the threads finished them: a
+/// row holds exactly its neighbours).
 struct NeighborList {
   Kokkos::View<int*, DevMemSpace> count{"md::neigh_count", 0};
-  Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace> entries{"md::neigh_entries", 0, 0};
+  Kokkos::View<std::int64_t*, DevMemSpace> first{"md::neigh_first", 0};
+  Kokkos::View<int*, DevMemSpace> entries{"md::neigh_entries", 0};
+  int width =
+      0;  ///< the longest row a fill can take (the fixed stride, or the compact fill's scratch)
   int nlocal = 0;  ///< atoms with a list: [0, nlocal)
   int nall = 0;    ///< atoms the lists index: [0, nall)
+
+  /// Row i (writable: the exclusions filter rows in place).
+  KOKKOS_INLINE_FUNCTION int* row(const int i) const { return entries.data() + first(i); }
 
   /// Longest list (0 when empty).
   [[nodiscard]] int max_count() const {
@@ -226,9 +235,9 @@ inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const Binn
 }
 
 /// Full rows: for every i < nlocal, all j != i closer than sqrt(cutsq), sorted by (id, x,
-/// index), as many as list.entries holds per row; count(i) is the true number (a row that
-/// overflows must be redone with longer rows). keys: scratch as large as list.entries (it holds
-/// id(entries(i, k)), so comparisons read contiguous memory).
+/// index), in rows of list.width (first(i) = i * width; entries holds nlocal rows); count(i) is
+/// the true number (a row that overflows must be redone with longer rows). keys: scratch of
+/// nlocal x width (it holds the ids of the row, so comparisons read contiguous memory).
 inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
                            const BinnedAtoms& b, const NeighborList& list,
                            const Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace>& keys) {
@@ -238,11 +247,15 @@ inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
   const auto xb = b.x_binned;
   const auto atom_bin = b.atom_bin;
   const auto count = list.count;
+  const auto first = list.first;
   const auto entries = list.entries;
-  const int maxn = static_cast<int>(entries.extent(1));
+  const int maxn = list.width;
   Kokkos::parallel_for(
       "md::neigh_build", Kokkos::RangePolicy<DevExecSpace>(0, nlocal), KOKKOS_LAMBDA(const int i) {
         const Real xi[3] = {x(i, 0), x(i, 1), x(i, 2)};
+        const std::int64_t at = static_cast<std::int64_t>(i) * maxn;
+        first(i) = at;
+        int* const row = entries.data() + at;
         int n = 0;
         for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
           for (int s = s0; s < s1; ++s) {
@@ -250,17 +263,16 @@ inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
             if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
             const int j = bin_atoms(s);
             if (j == i) continue;
-            if (n < maxn) {  // insert j, keeping entries(i, 0 .. n] sorted
+            if (n < maxn) {  // insert j, keeping row[0 .. n] sorted
               const GlobalId kj = id(j);
               int k = n;
-              while (k > 0 &&
-                     (keys(i, k - 1) > kj ||
-                      (keys(i, k - 1) == kj && neighbor_before(x, id, j, entries(i, k - 1))))) {
-                entries(i, k) = entries(i, k - 1);
+              while (k > 0 && (keys(i, k - 1) > kj ||
+                               (keys(i, k - 1) == kj && neighbor_before(x, id, j, row[k - 1])))) {
+                row[k] = row[k - 1];
                 keys(i, k) = keys(i, k - 1);
                 --k;
               }
-              entries(i, k) = j;
+              row[k] = j;
               keys(i, k) = kj;
             }
             ++n;
@@ -270,50 +282,104 @@ inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
       });
 }
 
-/// Half rows: for every i < nlocal, all j with pair_is_mine(id(i), id(j)) closer than
-/// sqrt(cutsq), in binning order, as many as list.entries holds per row; count(i) is the true
-/// number (a row that overflows must be redone with longer rows).
+/// One half row: the j with pair_is_mine(id(i), id(j)) closer than sqrt(cutsq), in binning
+/// order, written to row[0 .. maxn); returns their true number (more than maxn: redo with a
+/// longer row). Writes candidates that fail the test too, at the next free place (no branch on
+/// the outcome): row must have room for maxn entries.
+KOKKOS_INLINE_FUNCTION int half_row(const Vectors& x, const Ids& id, const int i, const Real cutsq,
+                                    const BinnedAtoms& b, int* const row, const int maxn) {
+  const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
+  const GlobalId idi = id(i);
+  // Raw pointers and a local count: the stores to the row cannot then alias the views' fields,
+  // which would be reloaded for every candidate.
+  const int* const slot_atom = b.bin_atoms.data();
+  const GlobalId* const slot_id = b.id_binned.data();
+  const auto& xb = b.x_binned;
+  int n = 0;
+  for_each_stencil_run(b.grid, b.atom_bin(i), b.bin_start, [&](const int s0, const int s1) {
+    int k = n;
+    for (int c0 = s0; c0 < s1; c0 += kNeighborBatch) {
+      const int m = s1 - c0 < kNeighborBatch ? s1 - c0 : kNeighborBatch;
+      Real rsq[kNeighborBatch];
+      for (int c = 0; c < m; ++c) {  // distances only: vectorisable
+        const Real dx = xi - xb(c0 + c, 0), dy = yi - xb(c0 + c, 1), dz = zi - xb(c0 + c, 2);
+        rsq[c] = dx * dx + dy * dy + dz * dz;
+      }
+      for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
+        if (k < maxn) row[k] = slot_atom[c0 + c];
+        k +=
+            static_cast<int>(rsq[c] < cutsq) & static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
+      }
+    }
+    n = k;
+  });
+  return n;
+}
+
+/// Half rows of a fixed stride (the GPU form): row i at i * list.width (entries holds nlocal
+/// rows); count(i) is the true number (a row that overflows must be redone with longer rows).
 inline void fill_half_rows(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
                            const BinnedAtoms& b, const NeighborList& list) {
-  const NeighborBins bins = b.grid;
-  const auto bin_start = b.bin_start;
-  const auto bin_atoms = b.bin_atoms;
-  const auto xb = b.x_binned;
-  const auto idb = b.id_binned;
-  const auto atom_bin = b.atom_bin;
   const auto count = list.count;
+  const auto first = list.first;
   const auto entries = list.entries;
-  const int maxn = static_cast<int>(entries.extent(1));
+  const int maxn = list.width;
   Kokkos::parallel_for(
       "md::neigh_build_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i) {
-        const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-        const GlobalId idi = id(i);
-        // Raw pointers and a local count: the stores to the row cannot then alias the
-        // views' fields, which would be reloaded for every candidate.
-        int* const row = &entries(i, 0);
-        const int* const slot_atom = bin_atoms.data();
-        const GlobalId* const slot_id = idb.data();
-        int n = 0;
-        for_each_stencil_run(bins, atom_bin(i), bin_start, [&](const int s0, const int s1) {
-          int k = n;
-          for (int c0 = s0; c0 < s1; c0 += kNeighborBatch) {
-            const int m = s1 - c0 < kNeighborBatch ? s1 - c0 : kNeighborBatch;
-            Real rsq[kNeighborBatch];
-            for (int c = 0; c < m; ++c) {  // distances only: vectorisable
-              const Real dx = xi - xb(c0 + c, 0), dy = yi - xb(c0 + c, 1), dz = zi - xb(c0 + c, 2);
-              rsq[c] = dx * dx + dy * dy + dz * dz;
-            }
-            for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
-              if (k < maxn) row[k] = slot_atom[c0 + c];
-              k += static_cast<int>(rsq[c] < cutsq) &
-                   static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
-            }
-          }
-          n = k;
-        });
-        count(i) = n;
+        const std::int64_t at = static_cast<std::int64_t>(i) * maxn;
+        first(i) = at;
+        count(i) = half_row(x, id, i, cutsq, b, entries.data() + at, maxn);
       });
+}
+
+/// Atoms whose half rows one host thread fills in its scratch before it copies them out.
+inline constexpr int kCompactChunk = 64;
+
+/// Compact half rows (the host form): each thread fills the rows of kCompactChunk atoms in its
+/// own scratch (rows of list.width), takes room for their neighbours at `cursor` (an atomic
+/// add) and copies them there, one row after another. count(i) is the true number. Returns the
+/// room the rows took: when it exceeds entries' extent nothing was copied past the end, and
+/// the fill must be redone with more room (as when a row exceeds width).
+inline std::int64_t fill_half_rows_compact(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
+                                           const BinnedAtoms& b, const NeighborList& list) {
+  const auto count = list.count;
+  const auto first = list.first;
+  const auto entries = list.entries;
+  const int maxn = list.width;
+  const auto room = static_cast<std::int64_t>(entries.extent(0));
+  Kokkos::View<std::int64_t, DevMemSpace> cursor("md::neigh_cursor");
+  using Policy = Kokkos::TeamPolicy<DevExecSpace>;
+  using Scratch = Kokkos::View<int*, typename DevExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const int chunks = (nlocal + kCompactChunk - 1) / kCompactChunk;
+  const std::size_t bytes = Scratch::shmem_size(static_cast<std::size_t>(kCompactChunk) * maxn);
+  Kokkos::parallel_for(
+      "md::neigh_build_half_compact", Policy(chunks, 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const Scratch scratch(team.team_scratch(1), static_cast<std::size_t>(kCompactChunk) * maxn);
+        const int i0 = team.league_rank() * kCompactChunk;
+        const int i1 = i0 + kCompactChunk < nlocal ? i0 + kCompactChunk : nlocal;
+        std::int64_t total = 0;
+        for (int i = i0; i < i1; ++i) {
+          const int n = half_row(x, id, i, cutsq, b, scratch.data() + (i - i0) * maxn, maxn);
+          count(i) = n;
+          total += n < maxn ? n : maxn;
+        }
+        const std::int64_t at = Kokkos::atomic_fetch_add(&cursor(), total);
+        if (at + total > room) return;
+        std::int64_t k = at;
+        for (int i = i0; i < i1; ++i) {
+          first(i) = k;
+          const int n = count(i) < maxn ? count(i) : maxn;
+          const int* src = scratch.data() + (i - i0) * maxn;
+          for (int c = 0; c < n; ++c) entries(k + c) = src[c];
+          k += n;
+        }
+      });
+  std::int64_t used = 0;
+  Kokkos::deep_copy(used, cursor);
+  return used;
 }
 
 /// Largest squared displacement of atoms [0, nlocal) since x_at_build was taken (0 if none).

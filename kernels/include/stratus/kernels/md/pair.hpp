@@ -149,9 +149,9 @@ inline constexpr int kPairBatch = 64;
 /// forces are summed for i in list order and, when Reaction, subtracted from each neighbour's
 /// row of fs. Sums in the same order and with the same operations as pair_row: bitwise equal.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
-    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
-    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(const Pair& p, const Vectors& x, const Types& type,
+                                                const Charges& q, const int i, const int n,
+                                                const int* const neighbors, Force& fs) {
   constexpr bool charged = is_charged_v<Pair>;
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
@@ -187,7 +187,7 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
     // Raw pointers (the views' data do not move within a row), and a compaction without a branch
     // (every neighbour is written at m; m advances only for those in reach), which a skin's
     // worth of unpredictable pairs would otherwise cost in mispredictions.
-    const int* row = &entries(i, k0);
+    const int* row = neighbors + k0;
     const Real* xd = x.data();
     const auto sx = static_cast<std::size_t>(x.stride(0));
     const int* td = type.data();
@@ -255,16 +255,16 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row_batched(
 /// One row of a neighbour list, a neighbour at a time (the GPU form: no per-thread arrays);
 /// otherwise as pair_row_batched.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums pair_row(
-    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
-    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row(const Pair& p, const Vectors& x, const Types& type,
+                                        const Charges& q, const int i, const int n,
+                                        const int* const neighbors, Force& fs) {
   constexpr bool charged = is_charged_v<Pair>;
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
   const int ti = type(i);
   const Real qi = charged ? q(i) : Real(0);
   RowSums sums;
   for (int k = 0; k < n; ++k) {
-    const int j = entries(i, k);
+    const int j = neighbors[k];
     const Real dx = xi - x(j, 0), dy = yi - x(j, 1), dz = zi - x(j, 2);
     const Real rsq = dx * dx + dy * dy + dz * dz;
     Real fpair = 0, eij = 0, ecoul = 0;
@@ -291,28 +291,27 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row(
 
 /// The row function of the back-end: batches on host threads, one neighbour at a time on GPUs.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
-KOKKOS_INLINE_FUNCTION RowSums pair_row_any(
-    const Pair& p, const Vectors& x, const Types& type, const Charges& q, const int i, const int n,
-    const Kokkos::View<int**, Kokkos::LayoutRight, DevMemSpace>& entries, Force& fs) {
+KOKKOS_INLINE_FUNCTION RowSums pair_row_any(const Pair& p, const Vectors& x, const Types& type,
+                                            const Charges& q, const int i, const int n,
+                                            const int* const neighbors, Force& fs) {
   if constexpr (Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible)
-    return pair_row_batched<EnergyVirial, Reaction>(p, x, type, q, i, n, entries, fs);
+    return pair_row_batched<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
   else
-    return pair_row<EnergyVirial, Reaction>(p, x, type, q, i, n, entries, fs);
+    return pair_row<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
 }
 
 /// compute_pair_forces with a fixed pair style (no dispatch).
 template <bool EnergyVirial, class Pair>
 PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
                             int nlocal, const NeighborList& list, const Vectors& f) {
-  const auto count = list.count;
-  const auto entries = list.entries;
+  const NeighborList rows = list;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         NoReaction none;
         const RowSums s =
-            pair_row_any<EnergyVirial, false>(p, x, type, q, i, count(i), entries, none);
+            pair_row_any<EnergyVirial, false>(p, x, type, q, i, rows.count(i), rows.row(i), none);
         f(i, 0) = s.fx;
         f(i, 1) = s.fy;
         f(i, 2) = s.fz;
@@ -330,14 +329,14 @@ PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, 
 template <bool EnergyVirial, class Pair, class Scatter>
 PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
                             int nlocal, const NeighborList& list, Scatter scatter) {
-  const auto count = list.count;
-  const auto entries = list.entries;
+  const NeighborList rows = list;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
-        const RowSums s = pair_row_any<EnergyVirial, true>(p, x, type, q, i, count(i), entries, fs);
+        const RowSums s =
+            pair_row_any<EnergyVirial, true>(p, x, type, q, i, rows.count(i), rows.row(i), fs);
         fs(i, 0) += s.fx;
         fs(i, 1) += s.fy;
         fs(i, 2) += s.fz;

@@ -128,8 +128,7 @@ struct ClusterExclusions {
 /// `levels` (bit k: level k + 1), keeping the order of the others.
 inline void remove_special_neighbors(const NeighborList& list, const Ids& id, const IdRows& special,
                                      const SpecialCounts& nspecial, unsigned levels, int nlocal) {
-  const auto count = list.count;
-  const auto entries = list.entries;
+  const NeighborList rows = list;
   Kokkos::parallel_for(
       "md::exclude_special", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i) {
@@ -141,15 +140,16 @@ inline void remove_special_neighbors(const NeighborList& list, const Ids& id, co
           hi = special(i, k) > hi ? special(i, k) : hi;
         }
         int kept = 0;
-        const int n = count(i);
+        const int n = rows.count(i);
+        int* const row = rows.row(i);
         for (int k = 0; k < n; ++k) {
-          const int j = entries(i, k);
+          const int j = row[k];
           const std::int64_t g = id(j);
           const int level = g < lo || g > hi ? 0 : special_level(special, nspecial, i, g);
           if (level > 0 && ((levels >> (level - 1)) & 1u)) continue;
-          entries(i, kept++) = j;
+          row[kept++] = j;
         }
-        count(i) = kept;
+        rows.count(i) = kept;
       });
 }
 

@@ -10,6 +10,10 @@ namespace stratus::md {
 
 class NeighborBuilder {
  public:
+  /// Half lists are compact (kernels::md::fill_half_rows_compact) on host back-ends.
+  static constexpr bool kCompactHalfRows =
+      Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible;
+
   using Vectors = kernels::md::Vectors;
   using Ids = kernels::md::Ids;
   using NeighborList = kernels::md::NeighborList;
@@ -39,8 +43,8 @@ class NeighborBuilder {
  private:
   /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
   static bool size_list(int nlocal, int nall, Real cutoff, NeighborList& list);
-  /// Longer rows after a pass in which an atom had `needed` neighbours.
-  static void grow_rows(NeighborList& list, int needed);
+  /// Room for nlocal rows of list.width (full lists, and half lists on GPUs).
+  static void fixed_rows(NeighborList& list, int nlocal);
 
   kernels::md::BinnedAtoms binned_{{},
                                    Kokkos::View<int*, DevMemSpace>("md::bin_count", 0),
