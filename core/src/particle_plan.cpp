@@ -43,6 +43,8 @@ ParticlePlan::ParticlePlan(MPI_Comm comm, const std::vector<int>& dest)
   order_.resize(sent);
   for (std::size_t i = 0; i < dest.size(); ++i)
     if (dest[i] >= 0) order_[next[static_cast<std::size_t>(dest[i])]++] = i;
+  // One rank keeping every row in order: execute() has nothing to move.
+  in_place_ = ranks == 1 && sent == dest.size();
 }
 
 void ParticlePlan::check_length(std::size_t values, int ncomp) const {

@@ -426,7 +426,7 @@ void CheckpointWriter::write_particles(const ParticleSource& source) {
   }
   const ParticlePlan plan(comm_, dest);
   std::vector<int>().swap(dest);
-  const std::vector<std::int64_t> ids = plan.execute(source.ids);
+  const std::vector<std::int64_t> ids = plan.execute(std::vector<std::int64_t>(source.ids));
   const RowBlock block = row_block(n, rank, ranks);
   std::vector<std::int64_t> slot(ids.size());
   {

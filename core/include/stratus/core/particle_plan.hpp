@@ -33,6 +33,10 @@ class ParticlePlan {
   /// The same, releasing `column` as soon as it is packed (one copy fewer at the peak).
   template <class T>
   [[nodiscard]] std::vector<T> execute(std::vector<T>&& column, int ncomp = 1) const {
+    if (in_place_) {
+      check_length(column.size(), ncomp);
+      return std::move(column);
+    }
     std::vector<T> packed = pack(column, ncomp);
     std::vector<T>().swap(column);
     return send(packed, ncomp);
@@ -66,6 +70,7 @@ class ParticlePlan {
   std::vector<std::size_t> order_;  ///< rows to send, by destination rank, stable
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  ///< in rows
   std::size_t recv_total_ = 0;
+  bool in_place_ = false;  ///< one rank, every row kept in order
 };
 
 }  // namespace stratus
