@@ -75,11 +75,12 @@ struct AtomData {
     return columns.view<T, N>(name);
   }
 
-  /// Grows every column, added ones included, to at least `n` rows (with headroom), keeping the
-  /// first nall() rows. Never shrinks.
+  /// Grows every column, added ones included, to at least `n` rows (with a sixteenth more: the
+  /// count of atoms and ghosts of a rank moves by little between builds, and every row costs
+  /// all the columns' bytes), keeping the first nall() rows. Never shrinks.
   void reserve(int n) {
     if (n <= capacity()) return;
-    columns.resize(n + n / 4 + 16);
+    columns.resize(n + n / 16 + 16);
   }
 };
 
