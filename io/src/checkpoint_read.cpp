@@ -472,7 +472,7 @@ std::vector<std::string> CheckpointReader::paths() const {
   return out;
 }
 
-void CheckpointReader::verify() {
+void CheckpointReader::verify_blocks(const std::vector<char>& pick, bool deal, bool shapes) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &ranks);
@@ -480,7 +480,7 @@ void CheckpointReader::verify() {
   std::string where = path_;
   try {
     QuietHdf5Errors quiet;
-    for (const auto& f : files_) {
+    for (const auto& f : shapes ? files_ : decltype(files_){}) {
       where = f->path;
       for (const auto& e : f->manifest.datasets) {
         Handle dset(H5Dopen2(f->id, e.name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -493,15 +493,18 @@ void CheckpointReader::verify() {
                                         fmt::join(dims, ", "), fmt::join(e.file_dims(), ", ")));
       }
     }
-    // Every block of every file checked by one rank, dealt out in turn.
+    // The picked blocks, each checked by one rank: dealt out in turn, or each rank its own.
     std::vector<std::pair<const detail::CheckpointFile*, const Manifest::Block*>> blocks;
+    std::size_t index = 0;
     for (const auto& f : files_)
-      for (const auto& b : f->manifest.blocks) blocks.emplace_back(f.get(), &b);
+      for (const auto& b : f->manifest.blocks)
+        if (pick.at(index++) != 0) blocks.emplace_back(f.get(), &b);
     RawBuffer buffer;
     std::unique_ptr<ReadAhead> ahead;
     const detail::CheckpointFile* ahead_of = nullptr;
-    for (std::size_t k = static_cast<std::size_t>(rank); k < blocks.size();
-         k += static_cast<std::size_t>(ranks)) {
+    const std::size_t begin = deal ? static_cast<std::size_t>(rank) : 0;
+    const std::size_t step = deal ? static_cast<std::size_t>(ranks) : 1;
+    for (std::size_t k = begin; k < blocks.size(); k += step) {
       const auto& [f, bp] = blocks[k];
       const auto& b = *bp;
       where = f->path;
@@ -556,6 +559,79 @@ void CheckpointReader::verify() {
     failure = fmt::format("{}: {}", where, e.what());
   } catch (const InputError& e) {
     failure = e.what();
+  }
+  failure = agree_on_message(comm_, failure);
+  if (!failure.empty()) throw InputError(failure);
+}
+
+void CheckpointReader::verify() {
+  std::size_t total = 0;
+  for (const auto& f : files_) total += f->manifest.blocks.size();
+  verify_blocks(std::vector<char>(total, 1), true, true);
+}
+
+std::int64_t CheckpointReader::block_of(const std::string& dataset,
+                                        const std::vector<std::uint64_t>& start,
+                                        const std::vector<std::uint64_t>& count) const {
+  const auto same = [](const std::vector<hsize_t>& a, const std::vector<std::uint64_t>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](hsize_t x, std::uint64_t y) { return x == y; });
+  };
+  std::int64_t k = 0;
+  for (const auto& f : files_)
+    for (const auto& b : f->manifest.blocks) {
+      if (b.dataset == dataset && same(b.start, start) && same(b.count, count)) return k;
+      ++k;
+    }
+  return -1;
+}
+
+bool CheckpointReader::verify_unread(const std::vector<BoxRead>& reads) {
+  std::size_t total = 0;
+  for (const auto& f : files_) total += f->manifest.blocks.size();
+  std::vector<int> mine(total, 0);
+  int whole = 1;
+  for (const auto& r : reads) {
+    const std::int64_t k = block_of(r.dataset, r.start, r.count);
+    if (k < 0)
+      whole = 0;
+    else
+      mine[static_cast<std::size_t>(k)] = 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_LAND, comm_);
+  if (whole == 0) {  // another layout: the reads cut across blocks
+    verify();
+    return false;
+  }
+  std::vector<int> any(mine);
+  MPI_Allreduce(MPI_IN_PLACE, any.data(), static_cast<int>(total), MPI_INT, MPI_MAX, comm_);
+  std::vector<char> unread(total);
+  for (std::size_t k = 0; k < total; ++k) unread[k] = any[k] == 0 ? 1 : 0;
+  verify_blocks(unread, true, true);
+  armed_.assign(mine.begin(), mine.end());
+  read_.assign(total, 0);
+  return true;
+}
+
+void CheckpointReader::finish_one_pass() {
+  std::vector<char> rest(armed_.size());
+  for (std::size_t k = 0; k < rest.size(); ++k) rest[k] = armed_[k] != 0 && read_[k] == 0 ? 1 : 0;
+  armed_.clear();
+  read_.clear();
+  verify_blocks(rest, false, false);
+}
+
+void CheckpointReader::check_read(std::int64_t block, std::uint64_t sum, const std::string& dataset,
+                                  std::string failure) const {
+  if (failure.empty() && block >= 0 && armed_[static_cast<std::size_t>(block)] != 0) {
+    std::int64_t k = 0;
+    for (const auto& f : files_)
+      for (const auto& b : f->manifest.blocks)
+        if (k++ == block && b.checksum != sum)
+          failure = fmt::format(
+              "{}: dataset {} is damaged (checksum mismatch in the block starting at [{}])",
+              f->path, dataset, fmt::join(b.start, ", "));
+    read_[static_cast<std::size_t>(block)] = 1;
   }
   failure = agree_on_message(comm_, failure);
   if (!failure.empty()) throw InputError(failure);
@@ -708,6 +784,33 @@ void CheckpointReader::read_box(const std::string& name, bool real,
                                  path_, read, volume(n), name, fmt::join(lo, ", ")));
 }
 
+namespace {
+/// The box of particle dataset `e` that read_particles reads for the rows of `b`.
+CheckpointReader::BoxRead particle_box(const DatasetEntry& e, RowBlock b) {
+  CheckpointReader::BoxRead box{
+      e.name, {static_cast<std::uint64_t>(b.first)}, {static_cast<std::uint64_t>(b.count)}};
+  if (e.dims.size() > 1) {
+    box.start.push_back(0);
+    box.count.push_back(e.dims[1]);
+  }
+  return box;
+}
+}  // namespace
+
+std::vector<CheckpointReader::BoxRead> CheckpointReader::particle_reads(
+    const std::vector<std::string>& names) const {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &ranks);
+  const RowBlock b = row_block(particle_count(), rank, ranks);
+  std::vector<BoxRead> out;
+  if (b.count == 0) return out;
+  for (const auto& name : names)
+    for (const auto& e : files_.front()->manifest.datasets)
+      if (e.name == "/particles/" + name) out.push_back(particle_box(e, b));
+  return out;
+}
+
 ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>& reals,
                                                  const std::vector<std::string>& ints) const {
   QuietHdf5Errors quiet;
@@ -720,15 +823,22 @@ ParticleColumns CheckpointReader::read_particles(const std::vector<std::string>&
   const RowBlock b = row_block(out.n_global, rank, ranks);
   for (std::int64_t i = 0; i < b.count; ++i) out.ids.push_back(b.first + i);
   const auto rows = [&](const DatasetEntry& e, auto& values) {
+    const BoxRead box = particle_box(e, b);
     const std::uint64_t ncomp = e.dims.size() > 1 ? e.dims[1] : 1;
     values.resize(static_cast<std::size_t>(b.count) * ncomp);
-    std::vector<std::uint64_t> start{static_cast<std::uint64_t>(b.first)},
-        count{static_cast<std::uint64_t>(b.count)};
-    if (e.dims.size() > 1) {
-      start.push_back(0);
-      count.push_back(ncomp);
+    if (!armed()) {
+      read_box(e.name, e.type == "float64", box.start, box.count, values.data());
+    } else {  // one pass: a read that fails is agreed on with the checksums
+      std::string failure;
+      try {
+        read_box(e.name, e.type == "float64", box.start, box.count, values.data());
+      } catch (const InputError& error) {
+        failure = error.what();
+      }
+      const std::int64_t k = b.count > 0 ? block_of(e.name, box.start, box.count) : -1;
+      check_read(k, k >= 0 ? checksum64(values.data(), values.size() * sizeof(values[0])) : 0,
+                 e.name, failure);
     }
-    read_box(e.name, e.type == "float64", start, count, values.data());
     return static_cast<int>(ncomp);
   };
   // Each named column of the expected type ("float64" into reals, "int64" into ints).
@@ -764,22 +874,42 @@ void CheckpointReader::read_field(const std::string& name, const GridArray& fiel
   const std::array<std::size_t, 3> n = {static_cast<std::size_t>(block.extent[0]),
                                         static_cast<std::size_t>(block.extent[1]),
                                         static_cast<std::size_t>(block.extent[2])};
-  if (block.cells() == 0) return;
+  // One pass: this box's block checked from the bytes read (every rank agrees on each field).
+  const std::int64_t checked = armed() && block.cells() > 0
+                                   ? block_of(e.name,
+                                              {static_cast<std::uint64_t>(block.begin[0]),
+                                               static_cast<std::uint64_t>(block.begin[1]),
+                                               static_cast<std::uint64_t>(block.begin[2])},
+                                              {n[0], n[1], n[2]})
+                                   : -1;
+  Checksum64 sum;
+  if (block.cells() == 0) {
+    if (armed()) check_read(-1, 0, e.name, {});
+    return;
+  }
   const std::size_t plane = n[1] * n[2];
   const std::size_t depth =
       std::min(n[0], std::max<std::size_t>(1, detail::kSlabBytes / (plane * sizeof(double))));
   const std::unique_ptr<double[]> host(new double[depth * plane]);
   detail::advise_huge_pages(host.get(), depth * plane * sizeof(double));
   const auto g = static_cast<std::size_t>(ghost);
-  for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
-    const std::size_t rows = std::min(depth, n[0] - i0);
-    read_box(
-        e.name, true,
-        {static_cast<std::uint64_t>(block.begin[0]) + i0,
-         static_cast<std::uint64_t>(block.begin[1]), static_cast<std::uint64_t>(block.begin[2])},
-        {rows, n[1], n[2]}, host.get());
-    field.put({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
+  std::string failure;  // one pass: a read that fails is agreed on with the checksums
+  try {
+    for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
+      const std::size_t rows = std::min(depth, n[0] - i0);
+      read_box(
+          e.name, true,
+          {static_cast<std::uint64_t>(block.begin[0]) + i0,
+           static_cast<std::uint64_t>(block.begin[1]), static_cast<std::uint64_t>(block.begin[2])},
+          {rows, n[1], n[2]}, host.get());
+      if (checked >= 0) sum.update(host.get(), rows * plane * sizeof(double));
+      field.put({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
+    }
+  } catch (const InputError& error) {
+    if (!armed()) throw;
+    failure = error.what();
   }
+  if (armed()) check_read(checked, sum.value(), e.name, failure);
 }
 
 }  // namespace stratus::io

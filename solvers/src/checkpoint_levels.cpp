@@ -385,7 +385,9 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
                         "to the durable level: {}",
                         c.step, fetch));
       io::CheckpointReader reader(ctx.comm(), c.read);
-      reader.verify();
+      // In the layout that wrote it, the blocks the restore reads are checked as they are read
+      // (one pass over the file); the others, and every block in another layout, first.
+      const bool one_pass = reader.verify_unread(state.reads(reader));
       const double verified = wall_seconds();
       const auto& info = reader.info();
       // The name says which step a checkpoint should hold; the verified content says which it
@@ -398,11 +400,14 @@ std::int64_t resume(Context& ctx, const io::Deck& deck, Solver& solver,
                 "{}: holds step {}, but its name says another step: not trusted", p, info.step));
       check_deck(ctx, deck, options, reader);
       state.restore(reader);
+      if (one_pass) reader.finish_one_pass();
       log.info(
           "checkpoint: resumed from {} (step {}, time {:.6g}; written with decomposition {} on {}; "
-          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s",
+          "{}): {:.1f} MB verified in {:.3f} s, restored in {:.3f} s ({})",
           shown, info.step, info.time, info.decomposition, info.backend, c.level,
-          static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified);
+          static_cast<double>(reader.bytes()) / 1e6, verified - start, wall_seconds() - verified,
+          one_pass ? "one pass: the blocks restored were verified as they were read"
+                   : "two passes: another layout");
       // Checkpoints newer than this one belong to a history that this run now replaces.
       if (automatic)
         for (std::size_t j = 0; j < k; ++j)

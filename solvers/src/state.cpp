@@ -157,6 +157,27 @@ void StateDescriptor::restore(const io::CheckpointReader& in) const {
   for (const auto& hook : restored_) hook(in);
 }
 
+std::vector<io::CheckpointReader::BoxRead> StateDescriptor::reads(
+    const io::CheckpointReader& in) const {
+  std::vector<io::CheckpointReader::BoxRead> out;
+  for (const Field& f : fields_) {
+    if (f.block.cells() == 0) continue;
+    io::CheckpointReader::BoxRead r{"/fields/" + f.name, {}, {}};
+    for (int d = 0; d < 3; ++d) {
+      r.start.push_back(static_cast<std::uint64_t>(f.block.begin[d]));
+      r.count.push_back(static_cast<std::uint64_t>(f.block.extent[d]));
+    }
+    out.push_back(std::move(r));
+  }
+  for (const Particles& p : particles_) {
+    std::vector<std::string> names;
+    for (const Column& c : p.reals) names.push_back(c.name);
+    for (const Column& c : p.ints) names.push_back(c.name);
+    for (auto& r : in.particle_reads(names)) out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::uint64_t StateDescriptor::bytes() const {
   std::uint64_t total = 0;
   for (const Field& f : fields_)

@@ -598,6 +598,32 @@ def scenario_damage(r):
                     "dataset /particles/velocity is damaged")
     expect_fallback("no-marker", no_marker, "no completion marker")
 
+    # One pass (the layout that wrote it, here 2 ranks): the blocks a restore reads are checked as
+    # they are read. A damaged field is found then, and the older checkpoint is taken; a clean
+    # one resumes in one pass; another layout (1 rank) verifies first, then restores.
+    hseed = os.path.join(base, "heat-seed")
+    hcommon = ["--set=checkpoint.interval=off", "--set=checkpoint.every=100", "--set=checkpoint.keep=3"]
+    r.run(2, HEAT_DECK, hseed, hcommon + ["--set=run.steps=200", "--restart=none"])
+    check(checkpoints(hseed, "heat_small") == [100, 200],
+          f"expected heat checkpoints 100 and 200, found {checkpoints(hseed, 'heat_small')}")
+    for tag, ranks, flip, step, how in (("heat-flipped", 2, True, 100, None),
+                                        ("heat-clean", 2, False, 200, "one pass"),
+                                        ("heat-other-layout", 1, False, 200, "two passes")):
+        d = os.path.join(base, tag)
+        shutil.copytree(hseed, d)
+        if flip:
+            flip_bytes(ckpt_path(d, "heat_small", 200), "fields/u")
+        _, log = r.run(ranks, HEAT_DECK, d, hcommon + ["--set=run.steps=250"])
+        check(resumed_step(log) == step, f"{tag}: resumed at {resumed_step(log)}, expected {step}")
+        if flip:
+            check("dataset /fields/u is damaged" in log and
+                  f"cannot resume from {ckpt_path(d, 'heat_small', 200)}" in log,
+                  f"{tag}: the damaged field was not named:\n{log[-3000:]}")
+        else:
+            check(how in log, f"{tag}: the resume line does not say '{how}':\n{log[-2000:]}")
+    print("damage one pass: a flipped field found while it was read (2 ranks), the older "
+          "checkpoint taken; a clean one resumed in one pass; another layout in two")
+
     # A checkpoint whose name says step 130 but which holds step 50 (copied by hand, or left by
     # another run): the content decides. Before, it was taken as the newest and the run went back
     # to step 50 over the valid step-100 checkpoint.

@@ -199,6 +199,25 @@ class CheckpointReader {
   /// checksum; checks the shapes. Throws InputError naming the first damaged dataset.
   void verify();
 
+  /// A box of a dataset that a restore reads: start and count along each axis.
+  struct BoxRead {
+    std::string dataset;  ///< "/fields/NAME", "/particles/NAME"
+    std::vector<std::uint64_t> start, count;
+  };
+  /// The boxes read_particles reads on this rank for these columns (absent ones left out).
+  [[nodiscard]] std::vector<BoxRead> particle_reads(const std::vector<std::string>& names) const;
+  /// A restore in one pass over the file. `reads` are the boxes of particle and field data that
+  /// this rank's restore will read. When every rank's reads are whole blocks of the file (the
+  /// layout that wrote it), this verifies the shapes and every block that no rank reads, arms
+  /// the check of the others as they are read (read_field and read_particles then compare the
+  /// bytes they read with the block's checksum before they return; a mismatch is an InputError
+  /// on every rank) and returns true: call finish_one_pass() after the restore. Otherwise it
+  /// verifies everything (verify()) and returns false. Collective.
+  bool verify_unread(const std::vector<BoxRead>& reads);
+  /// Verifies the armed blocks that the restore did not read. Collective; InputError as
+  /// verify().
+  void finish_one_pass();
+
   [[nodiscard]] const CheckpointInfo& info() const noexcept { return info_; }
   [[nodiscard]] const std::string& deck_text() const noexcept { return deck_; }
   /// The checkpoint's file; for parts, the first part's name with " (+N parts)".
@@ -228,9 +247,26 @@ class CheckpointReader {
   void read_box(const std::string& name, bool real, const std::vector<std::uint64_t>& start,
                 const std::vector<std::uint64_t>& count, void* out) const;
 
+  /// Index of the block (over every file's blocks, in file then manifest order) that is the
+  /// box (start, count) of `dataset`; -1 when none is.
+  [[nodiscard]] std::int64_t block_of(const std::string& dataset,
+                                      const std::vector<std::uint64_t>& start,
+                                      const std::vector<std::uint64_t>& count) const;
+  /// Reads and checks the blocks whose index has `pick` set, dealt out over the ranks when
+  /// `deal`, else each rank its own; with `shapes`, first every dataset's shape. Collective.
+  void verify_blocks(const std::vector<char>& pick, bool deal, bool shapes);
+  /// One-pass restore: whether reads are checked as they come; then the check of block
+  /// `block` (-1: none) against the checksum `sum` of the bytes read, or this rank's read
+  /// `failure`, agreed over the ranks (every rank calls it for every read while armed).
+  [[nodiscard]] bool armed() const noexcept { return !armed_.empty(); }
+  void check_read(std::int64_t block, std::uint64_t sum, const std::string& dataset,
+                  std::string failure) const;
+
   MPI_Comm comm_;
   std::string path_;
   std::vector<std::shared_ptr<const detail::CheckpointFile>> files_;  // part order
+  std::vector<char> armed_;         // blocks this rank checks as it reads them (one pass)
+  mutable std::vector<char> read_;  // armed blocks read and checked
   CheckpointInfo info_;
   std::string deck_;
   std::uint64_t bytes_ = 0;

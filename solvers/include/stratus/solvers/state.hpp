@@ -102,9 +102,13 @@ class StateDescriptor {
   [[nodiscard]] io::CheckpointInfo info(std::int64_t step, double time, std::string backend) const;
   /// Writes every entry. Collective.
   void save(io::CheckpointWriter& out) const;
-  /// Reads every entry back (the file was verified before). Collective. Throws InputError
-  /// naming the file for a checkpoint that does not fit the declaration.
+  /// Reads every entry back (the file was verified before, or its reads are checked as they
+  /// come: io::CheckpointReader::verify_unread). Collective. Throws InputError naming the file
+  /// for a checkpoint that does not fit the declaration.
   void restore(const io::CheckpointReader& in) const;
+  /// The boxes of field and particle data that restore() reads on this rank.
+  [[nodiscard]] std::vector<io::CheckpointReader::BoxRead> reads(
+      const io::CheckpointReader& in) const;
   /// Bytes a checkpoint of this state holds (fields and particle columns; estimates the first
   /// checkpoint's cost).
   [[nodiscard]] std::uint64_t bytes() const;
