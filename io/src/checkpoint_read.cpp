@@ -11,10 +11,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -280,6 +283,61 @@ class ReadAhead {
 
  private:
   int fd_;
+};
+
+/// Brings bytes [first, first + length) of a file into the page cache from a thread of its own,
+/// in 4 MiB pieces (readahead(2), which returns once they are read), at most `lead` bytes ahead
+/// of what the caller says it has consumed: a second stream of requests to the disk beside the
+/// caller's reads through HDF5, which then copy from the cache. Measured here, a cold 1 GB field
+/// restore took 0.65-0.84 s with fadvise hints alone (dd: 0.22 s). Stops at the end or when
+/// destroyed.
+class Prefetch {
+ public:
+  Prefetch(const std::string& path, std::uint64_t first, std::uint64_t length, std::uint64_t lead)
+      : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    thread_ = std::thread([this, first, length, lead] {
+      constexpr std::uint64_t kPiece = 4u << 20;
+      for (std::uint64_t done = 0; done < length;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          wake_.wait(lock, [&] { return stop_ || done < consumed_ + lead; });
+          if (stop_) return;
+        }
+        const std::uint64_t n = std::min(kPiece, length - done);
+        if (::readahead(fd_, static_cast<off64_t>(first + done), n) != 0) return;
+        done += n;
+      }
+    });
+  }
+  ~Prefetch() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Prefetch(const Prefetch&) = delete;
+  Prefetch& operator=(const Prefetch&) = delete;
+
+  /// The caller has read the first `bytes` bytes.
+  void consumed(std::uint64_t bytes) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      consumed_ = bytes;
+    }
+    wake_.notify_all();
+  }
+
+ private:
+  int fd_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::uint64_t consumed_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 /// Reads the hyperslab (start, count) of the open dataset `dset` (`name`) as `mem_type`
@@ -893,15 +951,40 @@ void CheckpointReader::read_field(const std::string& name, const GridArray& fiel
   const std::unique_ptr<double[]> host(new double[depth * plane]);
   detail::advise_huge_pages(host.get(), depth * plane * sizeof(double));
   const auto g = static_cast<std::size_t>(ghost);
+  // A whole file: the kernel is told kReadAhead slabs in advance which ones come next (HDF5's
+  // reads of object headers between slabs defeat its own sequential read-ahead; this read is
+  // the cold one when the blocks are verified as they are read).
+  const bool whole = files_.size() == 1;
+  const auto ahead = whole ? std::make_unique<ReadAhead>(files_.front()->path) : nullptr;
+  const Handle dset(whole ? H5Dopen2(files_.front()->id, e.name.c_str(), H5P_DEFAULT) : -1,
+                    H5Dclose);
+  const auto announce = [&](std::size_t i0) {
+    if (!ahead || !dset.valid() || i0 >= n[0]) return;
+    ahead->will_need(dset, e.dims,
+                     {static_cast<hsize_t>(block.begin[0]) + i0,
+                      static_cast<hsize_t>(block.begin[1]), static_cast<hsize_t>(block.begin[2])},
+                     {std::min(depth, n[0] - i0), n[1], n[2]}, sizeof(double));
+  };
+  constexpr std::size_t kReadAhead = 8;
+  for (std::size_t k = 0; k < kReadAhead; ++k) announce(k * depth);
+  // A box of whole planes is one run of the file: a second stream reads it ahead.
+  std::unique_ptr<Prefetch> prefetch;
+  const haddr_t base = dset.valid() ? H5Dget_offset(dset) : HADDR_UNDEF;
+  if (base != HADDR_UNDEF && n[1] == e.dims[1] && n[2] == e.dims[2])
+    prefetch = std::make_unique<Prefetch>(
+        files_.front()->path, base + static_cast<std::uint64_t>(block.begin[0]) * plane * 8,
+        n[0] * plane * 8, 8 * depth * plane * 8);
   std::string failure;  // one pass: a read that fails is agreed on with the checksums
   try {
     for (std::size_t i0 = 0; i0 < n[0]; i0 += depth) {
+      announce(i0 + kReadAhead * depth);
       const std::size_t rows = std::min(depth, n[0] - i0);
       read_box(
           e.name, true,
           {static_cast<std::uint64_t>(block.begin[0]) + i0,
            static_cast<std::uint64_t>(block.begin[1]), static_cast<std::uint64_t>(block.begin[2])},
           {rows, n[1], n[2]}, host.get());
+      if (prefetch) prefetch->consumed((i0 + rows) * plane * sizeof(double));
       if (checked >= 0) sum.update(host.get(), rows * plane * sizeof(double));
       field.put({g + i0, g, g}, {rows, n[1], n[2]}, host.get());
     }
