@@ -37,7 +37,9 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
       const bool rows_fit = needed <= list.width;
       if (!rows_fit) list.width = needed + needed / 8 + 8;
       if (used > static_cast<std::int64_t>(list.entries.extent(0))) {
-        list.entries = {};  // the old rows go first: no two lists at once
+        // The old rows go first: never two lists at once. (An empty View made by label: nvcc
+        // leaves View's default constructor undefined here with Kokkos 4.6.)
+        list.entries = Kokkos::View<int*, DevMemSpace>("md::neigh_entries", 0);
         list.entries = Kokkos::View<int*, DevMemSpace>(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
             used + used / 16 + 64);
@@ -87,7 +89,7 @@ bool NeighborBuilder::size_list(int nlocal, int nall, Real cutoff, NeighborList&
 void NeighborBuilder::fixed_rows(NeighborList& list, int nlocal) {
   const auto needed = static_cast<std::size_t>(nlocal) * static_cast<std::size_t>(list.width);
   if (list.entries.extent(0) >= needed) return;
-  list.entries = {};
+  list.entries = Kokkos::View<int*, DevMemSpace>("md::neigh_entries", 0);  // the old rows first
   list.entries = Kokkos::View<int*, DevMemSpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
       needed + needed / 8 + 64);
