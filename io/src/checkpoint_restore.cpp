@@ -39,8 +39,7 @@ std::int64_t CheckpointReader::block_of(const std::string& dataset,
 }
 
 bool CheckpointReader::verify_unread(const std::vector<BoxRead>& reads) {
-  std::size_t total = 0;
-  for (const auto& f : files_) total += f->manifest.blocks.size();
+  const std::size_t total = block_count();
   std::vector<int> mine(total, 0);
   int whole = 1;
   for (const auto& r : reads) {

@@ -19,7 +19,7 @@ void NeighborBuilder::build(const Vectors& x, const Ids& id, int nlocal, int nal
     kmd::fill_full_rows(x, id, nlocal, cutoff * cutoff, binned_, list, keys_);
     const int needed = list.max_count();
     if (needed <= list.width) break;
-    list.width = needed + needed / 8 + 8;
+    wider_rows(list, needed);
   }
 }
 
@@ -35,14 +35,9 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
           kmd::fill_half_rows_compact(x, id, nlocal, cutoff * cutoff, binned_, list);
       const int needed = list.max_count();
       const bool rows_fit = needed <= list.width;
-      if (!rows_fit) list.width = needed + needed / 8 + 8;
+      if (!rows_fit) wider_rows(list, needed);
       if (used > static_cast<std::int64_t>(list.entries.extent(0))) {
-        // The old rows go first: never two lists at once. (An empty View made by label: nvcc
-        // leaves View's default constructor undefined here with Kokkos 4.6.)
-        list.entries = Kokkos::View<int*, DevMemSpace>("md::neigh_entries", 0);
-        list.entries = Kokkos::View<int*, DevMemSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
-            used + used / 16 + 64);
+        reallocate_entries(list, static_cast<std::size_t>(used + used / 16 + 64));
         continue;
       }
       if (rows_fit) break;
@@ -51,7 +46,7 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
       kmd::fill_half_rows(x, id, nlocal, cutoff * cutoff, binned_, list);
       const int needed = list.max_count();
       if (needed <= list.width) break;
-      list.width = needed + needed / 8 + 8;
+      wider_rows(list, needed);
     }
   }
 }
@@ -88,11 +83,19 @@ bool NeighborBuilder::size_list(int nlocal, int nall, Real cutoff, NeighborList&
 
 void NeighborBuilder::fixed_rows(NeighborList& list, int nlocal) {
   const auto needed = static_cast<std::size_t>(nlocal) * static_cast<std::size_t>(list.width);
-  if (list.entries.extent(0) >= needed) return;
-  list.entries = Kokkos::View<int*, DevMemSpace>("md::neigh_entries", 0);  // the old rows first
+  if (list.entries.extent(0) < needed) reallocate_entries(list, needed + needed / 8 + 64);
+}
+
+void NeighborBuilder::wider_rows(NeighborList& list, int needed) {
+  list.width = needed + needed / 8 + 8;
+}
+
+void NeighborBuilder::reallocate_entries(NeighborList& list, std::size_t values) {
+  // The old rows go first: never two lists at once. (An empty View made by label: nvcc leaves
+  // View's default constructor undefined here with Kokkos 4.6.)
+  list.entries = Kokkos::View<int*, DevMemSpace>("md::neigh_entries", 0);
   list.entries = Kokkos::View<int*, DevMemSpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"),
-      needed + needed / 8 + 64);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "md::neigh_entries"), values);
 }
 
 void snapshot_positions(const kmd::Vectors& x, kmd::Vectors& x_at_build, int n) {

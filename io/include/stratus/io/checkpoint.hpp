@@ -247,6 +247,8 @@ class CheckpointReader {
   void read_box(const std::string& name, bool real, const std::vector<std::uint64_t>& start,
                 const std::vector<std::uint64_t>& count, void* out) const;
 
+  /// Blocks of every file of the checkpoint.
+  [[nodiscard]] std::size_t block_count() const;
   /// Index of the block (over every file's blocks, in file then manifest order) that is the
   /// box (start, count) of `dataset`; -1 when none is.
   [[nodiscard]] std::int64_t block_of(const std::string& dataset,

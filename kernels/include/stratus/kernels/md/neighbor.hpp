@@ -24,8 +24,8 @@ struct NeighborList {
   Kokkos::View<int*, DevMemSpace> count{"md::neigh_count", 0};
   Kokkos::View<std::int64_t*, DevMemSpace> first{"md::neigh_first", 0};
   Kokkos::View<int*, DevMemSpace> entries{"md::neigh_entries", 0};
-  int width =
-      0;  ///< the longest row a fill can take (the fixed stride, or the compact fill's scratch)
+  /// The longest row a fill can take (the fixed stride, or the compact fill's scratch rows).
+  int width = 0;
   int nlocal = 0;  ///< atoms with a list: [0, nlocal)
   int nall = 0;    ///< atoms the lists index: [0, nall)
 

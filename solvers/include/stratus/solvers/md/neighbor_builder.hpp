@@ -45,6 +45,10 @@ class NeighborBuilder {
   static bool size_list(int nlocal, int nall, Real cutoff, NeighborList& list);
   /// Room for nlocal rows of list.width (full lists, and half lists on GPUs).
   static void fixed_rows(NeighborList& list, int nlocal);
+  /// Rows long enough for `needed` neighbours, with a margin (after a fill that overflowed).
+  static void wider_rows(NeighborList& list, int needed);
+  /// Room for `values` entries; the old rows are released first (their contents are lost).
+  static void reallocate_entries(NeighborList& list, std::size_t values);
 
   kernels::md::BinnedAtoms binned_{{},
                                    Kokkos::View<int*, DevMemSpace>("md::bin_count", 0),
