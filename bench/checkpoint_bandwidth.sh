@@ -4,7 +4,7 @@
 #
 # The state is the heat solver's field on CELLS^3 cells (512^3 = 1.07 GB, the default). For each
 # rank count: one step, a checkpoint at the end (write, fsync, rename, then a verifying read),
-# then a restart from it (every checksum verified, then the state restored). Then `dd` writes and reads a
+# then a restart from it (each block checksummed as it is restored). Then `dd` writes and reads a
 # file of the same size. Page caches are dropped before each read when the kernel allows it
 # (root outside a container); the report says whether they were.
 #
@@ -62,7 +62,7 @@ for ranks in $ranks_list; do
   write_s="$(sed -E 's/.* MB written in ([0-9.]+) s.*/\1/' <<<"$line")"
   file="$(ls "$out"/checkpoints/*.h5)"
   bytes="$(stat -c %s "$file")"
-  # Read: a restart from that checkpoint (verify every checksum, then restore), caches dropped.
+  # Read: a restart from that checkpoint (each block checksummed as it is restored), caches dropped.
   caches="$(drop_caches)"
   relog="$("${launch[@]}" "$stratus" run "$dir/bench.toml" --output-dir "$out" --set run.steps=2 2>&1)"
   reline="$(grep -E 'checkpoint: resumed from' <<<"$relog")" ||
@@ -94,5 +94,5 @@ for ranks in $ranks_list; do
     tau = sqrt(2 * c * m * 3600);
     printf "       np%d: checkpoint cost C = %.2f s (write + verify); default interval (auto, M = %g h): tau = %.0f s, overhead C/tau = %.2f%%\n", r, c, m, tau, 100 * c / tau }'
 done
-echo "(ckpt_write: write, fsync, rename; ckpt_read: a restart's verification of every checksum plus the"
-echo " restore, two passes over the file, counted as one file's bytes; dd: bs=8M, conv=fsync.)"
+echo "(ckpt_write: write, fsync, rename; ckpt_read: a restart: in the writing layout one pass that checksums"
+echo " each block as the restore reads it, else a verifying pass then the restore; dd: bs=8M, conv=fsync.)"

@@ -12,6 +12,11 @@
 #                                          also an earlier Stratus build, in the same alternation:
 #                                          a before/after ratio from one run
 #
+# Peak resident memory per atom is reported twice: with each code saving its state at the end
+# (Stratus's end-of-run checkpoint, LAMMPS's write_restart: the same work), and with neither
+# doing so (one more run of each, checkpoint.at_end = false and no write_restart). LAMMPS's
+# Performance line times its run loop only, so write_restart does not change its throughput.
+#
 # Needs a built Stratus (tools/setup.sh) and `apt-get install lammps`. One thread per rank.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,6 +52,9 @@ fix 1 all nve
 thermo 100
 run $steps
 LMP
+# The same run saving its state at the end, as Stratus's end-of-run checkpoint does.
+cp "$work/lammps.in" "$work/lammps-plain.in"
+echo "write_restart lammps.restart" >>"$work/lammps.in"
 
 
 . "$here/bench/lib/common.sh"
@@ -56,20 +64,23 @@ run_timed() { /usr/bin/time -f "%M" -o "$work/rss" "$@"; }
 # run_stratus BINARY RANKS TAG: one run; its steps/s appended to $work/TAG.RANKS, its peak RSS in
 # $work/TAG.rss.RANKS.
 run_stratus() {
+  local extra=("${@:4}")
   # --restart none: every repeat runs all its steps (the previous repeat's end-of-run checkpoint
   # would otherwise make it "already complete"); the old summary goes first so that a failed
   # run cannot report the previous one's figures.
   rm -f "$work/out/bench.summary.json"
   run_timed mpiexec -n "$2" "$1" run "$here/bench/decks/lj_inlj.toml" --output-dir "$work/out" \
     --restart none --set "run.steps=$steps" --set "md.lattice.cells=[$cells,$cells,$cells]" \
-    >"$work/$3.out" 2>&1
+    "${extra[@]}" >"$work/$3.out" 2>&1
   /usr/bin/python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['throughput']['steps_per_second'])" \
     "$work/out/bench.summary.json" >>"$work/$3.$2"
   cat "$work/rss" >"$work/$3.rss.$2"
 }
 
 natoms=$((4 * cells * cells * cells))
-printf '%-6s %-8s %16s %16s %14s\n' ranks code atom-steps/s timesteps/s "peak RSS/atom"
+per_atom() { awk -v m="$(cat "$1")" -v n="$natoms" -v p="$2" 'BEGIN {printf "%.2f kB", m * p / n}'; }
+printf '%-6s %-8s %16s %16s %14s %14s\n' ranks code atom-steps/s timesteps/s "RSS/atom" \
+  "(none saved)"
 for np in $ranks_list; do
   : >"$work/l.$np"
   : >"$work/s.$np"
@@ -81,18 +92,23 @@ for np in $ranks_list; do
     run_stratus "$stratus" "$np" s
     [ -z "$baseline" ] || run_stratus "$baseline" "$np" b
   done
+  # Memory with no state saved at the end: one more run of each.
+  (cd "$work" && run_timed mpiexec -n "$np" "$lmp" -in lammps-plain.in -log none >"lmp.out" 2>&1)
+  cp "$work/rss" "$work/l.rss0.$np"
+  run_stratus "$stratus" "$np" s0 --set checkpoint.at_end=false
+  cp "$work/s0.rss.$np" "$work/s.rss0.$np"
   l=$(median <"$work/l.$np")
   s=$(median <"$work/s.$np")
-  lrss=$(awk -v m="$(cat "$work/l.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
-  srss=$(awk -v m="$(cat "$work/s.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
-  printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" lammps "$(echo "$l * $natoms" | bc -l)" "$l" "$lrss"
-  printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" stratus "$(echo "$s * $natoms" | bc -l)" "$s" "$srss"
+  printf '%-6s %-8s %16.4g %16.4g %14s %14s\n' "$np" lammps "$(echo "$l * $natoms" | bc -l)" "$l" \
+    "$(per_atom "$work/l.rss.$np" "$np")" "$(per_atom "$work/l.rss0.$np" "$np")"
+  printf '%-6s %-8s %16.4g %16.4g %14s %14s\n' "$np" stratus "$(echo "$s * $natoms" | bc -l)" "$s" \
+    "$(per_atom "$work/s.rss.$np" "$np")" "$(per_atom "$work/s.rss0.$np" "$np")"
   printf '%-6s ratio stratus/lammps = %.3f  (%d atoms, %s steps, median of %s)\n' "$np" \
     "$(echo "$s / $l" | bc -l)" "$natoms" "$steps" "$repeat"
   if [ -n "$baseline" ]; then
     b=$(median <"$work/b.$np")
-    brss=$(awk -v m="$(cat "$work/b.rss.$np")" -v n="$natoms" -v p="$np" 'BEGIN {printf "%.2f kB", m * p / n}')
-    printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" baseline "$(echo "$b * $natoms" | bc -l)" "$b" "$brss"
+    printf '%-6s %-8s %16.4g %16.4g %14s\n' "$np" baseline "$(echo "$b * $natoms" | bc -l)" "$b" \
+      "$(per_atom "$work/b.rss.$np" "$np")"
     printf '%-6s ratio stratus/baseline = %.3f  (baseline %s)\n' "$np" "$(echo "$s / $b" | bc -l)" "$baseline"
   fi
 done

@@ -40,11 +40,13 @@ ParticlePlan::ParticlePlan(MPI_Comm comm, const std::vector<int>& dest)
     recv_displs_[r] = static_cast<int>(recv_total_);
     recv_total_ += static_cast<std::size_t>(recv_counts_[r]);
   }
+  sent_ = sent;
+  // One rank keeping every row in order: execute() has nothing to move, and no order is kept.
+  in_place_ = ranks == 1 && sent == dest.size();
+  if (in_place_) return;
   order_.resize(sent);
   for (std::size_t i = 0; i < dest.size(); ++i)
     if (dest[i] >= 0) order_[next[static_cast<std::size_t>(dest[i])]++] = i;
-  // One rank keeping every row in order: execute() has nothing to move.
-  in_place_ = ranks == 1 && sent == dest.size();
 }
 
 void ParticlePlan::check_length(std::size_t values, int ncomp) const {

@@ -403,19 +403,42 @@ void CheckpointWriter::write_particles(const ParticleColumns& columns) {
   for (const auto& c : columns.ints) source.ints.push_back({c.name, c.ncomp});
   source.real_values = [&columns](const std::string& name) { return columns.real(name).values; };
   source.int_values = [&columns](const std::string& name) { return columns.integer(name).values; };
-  write_particles(source);
+  write_particles(std::move(source));
 }
 
-void CheckpointWriter::write_particles(const ParticleSource& source) {
+namespace {
+/// Moves row i of `rows` (ncomp values each) to row slot[i], in place: each cycle of the
+/// permutation is followed once with one row in hand, so a column is never held twice.
+template <class T>
+void place_rows(std::vector<T>& rows, const std::vector<std::int64_t>& slot, std::size_t ncomp) {
+  std::vector<bool> done(slot.size(), false);
+  std::vector<T> carry(ncomp);
+  for (std::size_t i = 0; i < slot.size(); ++i) {
+    if (done[i]) continue;
+    std::copy_n(rows.begin() + static_cast<std::ptrdiff_t>(i * ncomp), ncomp, carry.begin());
+    std::size_t k = i;
+    do {
+      k = static_cast<std::size_t>(slot[k]);
+      std::swap_ranges(carry.begin(), carry.end(),
+                       rows.begin() + static_cast<std::ptrdiff_t>(k * ncomp));
+      done[k] = true;
+    } while (k != i);
+  }
+}
+}  // namespace
+
+void CheckpointWriter::write_particles(ParticleSource source) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm_, &rank);
   MPI_Comm_size(comm_, &ranks);
   const std::int64_t n = source.n_global;
   // Every row goes to the rank that writes its id's block, which places it by id. The plan is
-  // made once; the columns follow it one at a time.
-  std::vector<int> dest(source.ids.size());
+  // made once; the columns follow it one at a time, each placed in its own storage: the peak
+  // holds one column once, not the state (docs/performance.md, memory).
+  const std::size_t sent = source.ids.size();
+  std::vector<int> dest(sent);
   std::string bad;
-  for (std::size_t i = 0; i < source.ids.size(); ++i) {
+  for (std::size_t i = 0; i < sent; ++i) {
     const std::int64_t id = source.ids[i];
     if (id < 0 || id >= n) {
       if (bad.empty()) bad = fmt::format("particle id {} outside [0, {})", id, n);
@@ -426,21 +449,25 @@ void CheckpointWriter::write_particles(const ParticleSource& source) {
   }
   const ParticlePlan plan(comm_, dest);
   std::vector<int>().swap(dest);
-  const std::vector<std::int64_t> ids = plan.execute(std::vector<std::int64_t>(source.ids));
   const RowBlock block = row_block(n, rank, ranks);
-  std::vector<std::int64_t> slot(ids.size());
+  // The ids received become the rows' places in this rank's block (id - block.first). With
+  // every id in range, none twice and none missing (checked below), slot is a permutation.
+  std::vector<std::int64_t> slot = plan.execute(std::move(source.ids));
   {
-    std::vector<char> seen(static_cast<std::size_t>(block.count), 0);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::int64_t k = ids[i] - block.first;
-      if (k < 0 || k >= block.count) continue;  // already reported as out of range
+    std::vector<bool> seen(static_cast<std::size_t>(block.count), false);
+    for (std::int64_t& k : slot) {
+      const std::int64_t id = k;
+      k -= block.first;
+      if (k < 0 || k >= block.count) {  // already reported as out of range
+        k = 0;
+        continue;
+      }
       if (seen[static_cast<std::size_t>(k)] && bad.empty())
-        bad = fmt::format("particle id {} appears twice", ids[i]);
-      seen[static_cast<std::size_t>(k)] = 1;
-      slot[i] = k;
+        bad = fmt::format("particle id {} appears twice", id);
+      seen[static_cast<std::size_t>(k)] = true;
     }
     if (bad.empty()) {
-      const auto missing = std::find(seen.begin(), seen.end(), 0);
+      const auto missing = std::find(seen.begin(), seen.end(), false);
       if (missing != seen.end())
         bad = fmt::format("particle id {} is missing", block.first + (missing - seen.begin()));
     }
@@ -459,24 +486,19 @@ void CheckpointWriter::write_particles(const ParticleSource& source) {
                          hid_t file_type, hid_t mem_type) {
     using T = typename decltype(values)::value_type;
     const auto ncomp = static_cast<std::size_t>(c.ncomp);
-    refuse(values.size() == source.ids.size() * ncomp
+    refuse(values.size() == sent * ncomp
                ? std::string()
                : fmt::format("column '{}' has {} values for {} rows of {}", c.name, values.size(),
-                             source.ids.size(), ncomp));
-    std::vector<T> mine = plan.execute(std::move(values), c.ncomp);
+                             sent, ncomp));
+    std::vector<T> rows = plan.execute(std::move(values), c.ncomp);
     std::string why;
     if constexpr (std::is_floating_point_v<T>)
-      for (std::size_t v = 0; v < mine.size() && why.empty(); ++v)
-        if (!std::isfinite(mine[v]))
-          why = fmt::format("particle {} of id {} is not finite ({})", c.name, ids[v / ncomp],
-                            mine[v]);
+      for (std::size_t v = 0; v < rows.size() && why.empty(); ++v)
+        if (!std::isfinite(rows[v]))
+          why = fmt::format("particle {} of id {} is not finite ({})", c.name,
+                            block.first + slot[v / ncomp], rows[v]);
     refuse(why);
-    std::vector<T> rows(static_cast<std::size_t>(block.count) * ncomp);
-    for (std::size_t i = 0; i < ids.size(); ++i)
-      std::copy_n(
-          mine.begin() + static_cast<std::ptrdiff_t>(i * ncomp), ncomp,
-          rows.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(slot[i]) * ncomp));
-    std::vector<T>().swap(mine);
+    place_rows(rows, slot, ncomp);
     const std::string dataset = "/particles/" + c.name;
     // A part holds only its ranks' rows, one block after another (compact: no space for the
     // rows of other parts).

@@ -251,8 +251,10 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     message_bytes(3 * std::int64_t{std::max(n0 + n1, received)}, sizeof(Real));
 
     // The ghost columns (ids, types, ...) travel once, here; positions as in every update.
-    p.send_x.reserve(3 * static_cast<std::size_t>(n0 + n1));
-    p.recv_x.reserve(3 * static_cast<std::size_t>(received));  // also the ghosts' forces
+    if (!p.self) {  // a rank that is its own neighbour copies rows directly
+      p.send_x.reserve(3 * static_cast<std::size_t>(n0 + n1));
+      p.recv_x.reserve(3 * static_cast<std::size_t>(received));  // also the ghosts' forces
+    }
     atoms.reserve(p.recv_begin + received);
     ghost_columns_.pack(atoms.columns, Travel::ghost, rows);
     ghost_columns_.transfer(atoms.columns, Travel::ghost, rows, tag(kTagGhostColumns, a),
@@ -305,12 +307,13 @@ void AtomExchange::exchange_positions(const Vectors& x, int axis, bool shift) {
   const RowParts& send = p.rows.send;
   const int n0 = send.count[0], n1 = send.count[1];
   const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
-  detail::pack_positions(x, axis, send.list[0], n0, shift ? p.shift[0] : Real(0), send.list[1], n1,
-                         shift ? p.shift[1] : Real(0), p.send_x.device());
-  if (p.self) {  // unpack straight from the send buffer, halves swapped
-    detail::unpack_positions(x, p.recv_begin, r0 + r1, r0, n0, 0, p.send_x.device());
+  if (p.self) {  // the ghosts from "below" are the images of what we send up, and vice versa
+    detail::copy_ghost_positions(x, axis, send.list[0], n0, shift ? p.shift[0] : Real(0),
+                                 send.list[1], n1, shift ? p.shift[1] : Real(0), p.recv_begin);
     return;
   }
+  detail::pack_positions(x, axis, send.list[0], n0, shift ? p.shift[0] : Real(0), send.list[1], n1,
+                         shift ? p.shift[1] : Real(0), p.send_x.device());
   exchange_buffers(p.rows.neighbors, tag(kTagPositions, axis), p.send_x,
                    {0, 3 * static_cast<std::size_t>(n0)}, {3 * n0, 3 * n1}, p.recv_x,
                    {3 * r0, 3 * r1});
@@ -325,12 +328,12 @@ void AtomExchange::return_forces(const Vectors& f, int axis) {
   const int r0 = p.rows.recv_count[0], r1 = p.rows.recv_count[1];
   // The ghosts' rows, as received: r0 from the low neighbour, then r1 from the high one. Each
   // part goes back where it came from; what comes back is for the atoms we sent, low side first.
-  detail::pack_rows(f, p.recv_begin, r0 + r1, p.recv_x.device());
   if (p.self) {  // the ghosts from "below" are the images of what we sent up, and vice versa
-    detail::add_rows(f, send.list[1], n1, p.recv_x.device(), 0);
-    detail::add_rows(f, send.list[0], n0, p.recv_x.device(), 3 * r0);
+    detail::add_ghost_rows(f, send.list[1], n1, p.recv_begin);
+    detail::add_ghost_rows(f, send.list[0], n0, p.recv_begin + r0);
     return;
   }
+  detail::pack_rows(f, p.recv_begin, r0 + r1, p.recv_x.device());
   exchange_buffers(p.rows.neighbors, tag(kTagForces, axis), p.recv_x,
                    {0, 3 * static_cast<std::size_t>(r0)}, {3 * r0, 3 * r1}, p.send_x,
                    {3 * n0, 3 * n1});

@@ -218,6 +218,31 @@ inline void unpack_positions(const Vectors& x, int begin, int count, int n_first
       });
 }
 
+/// One rank on both sides: the ghosts [begin, begin + n_high) are the `high` rows shifted by
+/// shift_high, the next n_low the `low` rows shifted by shift_low (what the neighbours above and
+/// below would have sent), copied without a buffer: every source row is below `begin`.
+inline void copy_ghost_positions(const Vectors& x, int axis, RowList low, int n_low, Real shift_low,
+                                 RowList high, int n_high, Real shift_high, int begin) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::copy_ghost_positions", Policy(0, n_low + n_high),
+      KOKKOS_LAMBDA(const int k) {
+        const bool from_high = k < n_high;
+        const int i = from_high ? high(k) : low(k - n_high);
+        const Real shift = from_high ? shift_high : shift_low;
+        for (int d = 0; d < 3; ++d) x(begin + k, d) = x(i, d) + (d == axis ? shift : Real(0));
+      });
+}
+
+/// Adds the rows [first, first + count) of v to the rows list(0 .. count) (distinct rows, all
+/// below `first`): the forces of one rank's own ghosts, without a buffer.
+inline void add_ghost_rows(const Vectors& v, RowList list, int count, int first) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::add_ghost_rows", Policy(0, count), KOKKOS_LAMBDA(const int k) {
+        const int i = list(k);
+        for (int d = 0; d < 3; ++d) v(i, d) += v(first + k, d);
+      });
+}
+
 /// Copies rows [begin, begin + count) of v into buf (3 Reals each).
 inline void pack_rows(const Vectors& v, int begin, int count,
                       Kokkos::View<Real*, DevMemSpace> buf) {

@@ -20,7 +20,7 @@ class ParticlePlan {
   ParticlePlan(MPI_Comm comm, const std::vector<int>& dest);
 
   /// Rows this rank sends (dropped rows not counted) and receives.
-  [[nodiscard]] std::size_t send_rows() const noexcept { return order_.size(); }
+  [[nodiscard]] std::size_t send_rows() const noexcept { return sent_; }
   [[nodiscard]] std::size_t recv_rows() const noexcept { return recv_total_; }
 
   /// Sends `ncomp` values per row of `column` (rows() * ncomp values, row-major) along the
@@ -48,6 +48,7 @@ class ParticlePlan {
   [[nodiscard]] std::vector<T> pack(const std::vector<T>& column, int ncomp) const {
     static_assert(std::is_trivially_copyable_v<T>);
     check_length(column.size(), ncomp);
+    if (in_place_) return column;
     const auto width = static_cast<std::size_t>(ncomp);
     std::vector<T> packed(order_.size() * width);
     for (std::size_t k = 0; k < order_.size(); ++k)
@@ -67,7 +68,8 @@ class ParticlePlan {
 
   MPI_Comm comm_;
   std::size_t rows_ = 0;            ///< rows of the columns the plan was built for
-  std::vector<std::size_t> order_;  ///< rows to send, by destination rank, stable
+  std::size_t sent_ = 0;            ///< rows sent (dropped rows not counted)
+  std::vector<std::size_t> order_;  ///< rows to send, by destination rank, stable (empty in place)
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;  ///< in rows
   std::size_t recv_total_ = 0;
   bool in_place_ = false;  ///< one rank, every row kept in order

@@ -148,7 +148,7 @@ class CheckpointWriter {
   /// /particles/NAME for every column, rows in global-id order. Every id of 0..n_global-1 must
   /// appear exactly once over all ranks, and real values must be finite (RuntimeError
   /// otherwise). Columns are asked for, routed and written one at a time.
-  void write_particles(const ParticleSource& source);
+  void write_particles(ParticleSource source);
   /// The same for columns already in memory.
   void write_particles(const ParticleColumns& columns);
 
