@@ -373,17 +373,19 @@ int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacit
           const bool ghost = j >= nlocal;
           if (j == i) mask &= kClusterUpperPairs;
           // Without a branch per pair: the pairs that pair_is_mine takes from this rank (ghosts),
-          // and those that may be special (the id within the lane's range), searched below.
+          // and those that may be special (the id within the lane's range), searched below. A
+          // local j with no exclusions in the run needs neither (nor j's ids).
           unsigned mine = 0, maybe = 0;
-          for (int b = 0; b < kCluster; ++b) {
-            const int jb = atom(j, b);
-            const std::int64_t gj = jb >= 0 ? id(jb) : -2;
-            for (int a = 0; a < kCluster; ++a) {
-              const unsigned bitpos = static_cast<unsigned>(kCluster * a + b);
-              mine |= static_cast<unsigned>(pair_is_mine(gi[a], gj)) << bitpos;
-              maybe |= static_cast<unsigned>(gj >= slo[a] && gj <= shi[a]) << bitpos;
+          if (ghost || levels != 0)
+            for (int b = 0; b < kCluster; ++b) {
+              const int jb = atom(j, b);
+              const std::int64_t gj = jb >= 0 ? id(jb) : -2;
+              for (int a = 0; a < kCluster; ++a) {
+                const unsigned bitpos = static_cast<unsigned>(kCluster * a + b);
+                mine |= static_cast<unsigned>(pair_is_mine(gi[a], gj)) << bitpos;
+                maybe |= static_cast<unsigned>(gj >= slo[a] && gj <= shi[a]) << bitpos;
+              }
             }
-          }
           if (ghost) mask &= mine;
           bool masked = j == i || ghost;
           for (unsigned rest = mask & maybe; rest != 0; rest &= rest - 1) {
