@@ -21,6 +21,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -140,6 +141,63 @@ TEST(MdCluster, RowsGrow) {
   auto dense = random_atoms(900, 5.0, 1, 46);
   add_periodic_ghosts(dense, 5.0, 2.0);
   check_pairs<double>(dense, 2.0);
+}
+
+// Float rows tested 16 lanes at a time (AVX-512) are the rows of the 4-lane test, entry for entry:
+// the same clusters in the same order with the same masks. The second box has rows with more
+// candidates than the wide path gathers (kRowCandidates): those rows take the 4-lane path.
+TEST(MdCluster, WideRowsEqualNarrowRows) {
+#if defined(STRATUS_CLUSTER_WIDE)
+  if (detail::cluster_vector_bytes() < 64) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto liquid = fcc_block(5, lat);
+  std::mt19937_64 gen(48);
+  std::uniform_real_distribution<Real> u(-0.2, 0.2);
+  for (auto& x : liquid.x)
+    for (int d = 0; d < 3; ++d) x[d] += u(gen);
+  add_periodic_ghosts(liquid, 5 * lat, 2.8);
+  auto dense = random_atoms(900, 5.0, 1, 49);
+  add_periodic_ghosts(dense, 5.0, 4.0);
+  for (const auto& [a, cutoff, long_rows] :
+       {std::tuple{liquid, 2.8, false}, std::tuple{dense, 4.0, true}}) {
+    const auto x = to_device(a.x);
+    const auto id = to_device(a.id);
+    const auto type = to_device(a.type);
+    ClusterPairs<float> narrow, wide;
+    narrow.limit_vector_bytes(16);
+    narrow.build(x, id, type, a.nlocal, a.nall(), cutoff);
+    wide.build(x, id, type, a.nlocal, a.nall(), cutoff);
+    ASSERT_EQ(wide.vector_bytes(), 64);
+    const auto host = [](const auto& v) {
+      return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    };
+    const auto& ln = narrow.list();
+    const auto& lw = wide.list();
+    const auto sn = host(ln.start), sw = host(lw.start), cn = host(ln.count), cw = host(lw.count);
+    const auto un = host(ln.unmasked), uw = host(lw.unmasked);
+    const auto jn = host(ln.j), jw = host(lw.j);
+    const auto mn = host(ln.mask), mw = host(lw.mask);
+    const int nclusters = narrow.clustered().nlocal;
+    ASSERT_EQ(wide.clustered().nlocal, nclusters);
+    int longest_search = 0;
+    for (int i = 0; i < nclusters; ++i) {
+      ASSERT_EQ(cw(i), cn(i)) << "row " << i;
+      ASSERT_EQ(uw(i), un(i)) << "row " << i;
+      for (int k = 0; k < cn(i); ++k) {
+        ASSERT_EQ(jw(sw(i) + k), jn(sn(i) + k)) << "row " << i << " entry " << k;
+        ASSERT_EQ(mw(sw(i) + k), mn(sn(i) + k)) << "row " << i << " entry " << k;
+      }
+      int candidates = 0;
+      for_each_cluster_near(wide.clustered(), cutoff, i, [&](int) { ++candidates; });
+      longest_search = std::max(longest_search, candidates);
+    }
+    EXPECT_EQ(longest_search > detail::kRowCandidates, long_rows)
+        << "the longest search has " << longest_search << " candidates";
+    EXPECT_GT(wide.cluster_pairs(), 0);
+  }
+#else
+  GTEST_SKIP() << "no 16-lane row fill in this build (not x86-64 GCC or Clang)";
+#endif
 }
 
 // The ghosts' rows added to the local atom of the same id (AtomExchange::reverse_forces).

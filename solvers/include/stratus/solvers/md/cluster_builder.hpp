@@ -7,6 +7,7 @@
 
 #include "stratus/kernels/md/cluster.hpp"
 #include "stratus/kernels/md/cluster_coul.hpp"
+#include "stratus/kernels/md/cluster_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -159,9 +160,9 @@ class ClusterPairs {
         list_.j = decltype(list_.j)("md::cluster_j", need);
         list_.mask = decltype(list_.mask)("md::cluster_mask", need);
       }
-      const int longest =
-          kmd::cluster_fill_rows(c_, id, cutoff, capacity_, list_,
-                                 charged ? charged->exclusions : kmd::ClusterExclusions{});
+      const int longest = kmd::cluster_fill_rows(
+          c_, id, cutoff, capacity_, list_,
+          charged ? charged->exclusions : kmd::ClusterExclusions{}, vector_bytes_);
       if (longest <= capacity_) break;
       capacity_ = longest + longest / 8 + 4;
     }
