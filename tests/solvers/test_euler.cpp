@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 using namespace stratus;
 namespace ke = stratus::kernels::euler;
@@ -243,6 +244,42 @@ TEST(Euler, ConservesInPeriodicBox) {
     EXPECT_NEAR(t1.energy, t0.energy, 1e-13 * scale);
     EXPECT_LT(t1.energy, t0.energy * 1.0000001);
   }
+}
+
+// The host rows in AVX2 registers (4 doubles, no FMA) give the same state, bit for bit, as the
+// default build's SSE2 rows: every scheme's kernels, rows of odd length (remainder lanes), the
+// viscous terms and both integrators.
+TEST(Euler, WideRowsSameBitsAsNarrowRows) {
+#if defined(STRATUS_EULER_WIDE_ROWS)
+  const int widest = ke::host_row_bytes();
+  if (widest < 32) GTEST_SKIP() << "no AVX2 on this CPU";
+  for (const std::string scheme :
+       {"reconstruction = \"plm\"\nlimiter = \"mc\"\nriemann = \"hllc\"",
+        "reconstruction = \"weno5z\"\nriemann = \"hlle\"\nintegrator = \"rk2\"",
+        "reconstruction = \"weno5\"\nfourth_order = true\nriemann = \"rusanov\""}) {
+    const auto deck = euler_deck(
+        "[euler]\ncells = [9, 10, 13]\nbox_hi = [6.283185307179586, 6.283185307179586, "
+        "6.283185307179586]\ncfl = 0.5\nwrite_fields = false\n" +
+        scheme +
+        "\n[euler.viscosity]\nmodel = \"sutherland\"\nmu = 0.01\n"
+        "[euler.initial]\nproblem = \"taylor_green\"\nmach = 0.5\n");
+    const auto run = [&](int bytes) {
+      ke::host_row_bytes() = bytes;
+      EulerSolver s(stratus::testing::context(), deck);
+      for (int i = 0; i < 6; ++i) s.step();
+      ke::host_row_bytes() = widest;
+      return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state());
+    };
+    const auto narrow = run(16), wide = run(32);
+    ASSERT_EQ(narrow.size(), wide.size());
+    std::size_t differ = 0;
+    for (std::size_t n = 0; n < narrow.size(); ++n)
+      if (std::memcmp(narrow.data() + n, wide.data() + n, sizeof(double)) != 0) ++differ;
+    EXPECT_EQ(differ, 0u) << scheme;
+  }
+#else
+  GTEST_SKIP() << "no AVX2 rows in this build (not x86-64 GCC or Clang)";
+#endif
 }
 
 namespace {
