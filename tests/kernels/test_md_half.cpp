@@ -73,10 +73,12 @@ void check_half(const HostAtoms& a, Real cutoff) {
   }
   std::sort(spans.begin(), spans.end());
   for (std::size_t k = 1; k < spans.size(); ++k) EXPECT_LE(spans[k - 1].second, spans[k].first);
-  if (!spans.empty())
+  if (!spans.empty()) {
     EXPECT_LE(spans.back().second, static_cast<std::int64_t>(list.entries.extent(0)));
-  if (NeighborBuilder::kCompactHalfRows && a.nlocal > 0)
+  }
+  if (NeighborBuilder::kCompactHalfRows && a.nlocal > 0) {
     EXPECT_LE(static_cast<std::int64_t>(list.entries.extent(0)), total + total / 16 + 64);
+  }
   int longest = 0;
   for (const auto& l : lists) longest = std::max(longest, static_cast<int>(l.size()));
   EXPECT_EQ(list.max_count(), longest);
@@ -273,10 +275,11 @@ TEST(MdHalf, OneTypeFastPathMatchesTables) {
   for (int d = 0; d < 3; ++d) EXPECT_EQ(r1.virial[d], r2.virial[d]);
 }
 
-// The two forms of a row (batched on host threads, one neighbour at a time on GPUs) do the same
-// operations in the same order: bitwise equal forces, energy and virial, with and without the
-// reactions, for the one-type fast path and the tables. Run here on whatever the back-end is,
-// one work item walking every row (no races), so the GPU form is checked on CPUs too.
+// The forms of a row (batched on host threads, in SSE2 or, where the CPU has it, AVX2
+// registers; one neighbour at a time on GPUs) do the same operations in the same order: bitwise
+// equal forces, energy and virial, with and without the reactions, for the one-type fast path
+// and the tables. Run here on whatever the back-end is, one work item walking every row (no
+// races), so the GPU form is checked on CPUs too.
 template <class Pair>
 void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   const auto x = to_device(a.x);
@@ -286,10 +289,13 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   builder.build_half(x, to_device(a.id), a.nlocal, a.nall(), 2.8, list);
   const NeighborList rows = list;
   const int nlocal = a.nlocal;
-  Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall());
+  Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall()), fw("avx2", a.nall());
   // fx, fy, fz, e, W_xx, W_yy, W_zz per form
   Kokkos::View<Real* [7], DevMemSpace> sums("sums", a.nall());
   Kokkos::View<Real* [7], DevMemSpace> sums_one("sums_one", a.nall());
+  Kokkos::View<Real* [7], DevMemSpace> sums_wide("sums_wide", a.nall());
+  const bool wide = host_vector_bytes() >= 32 &&
+                    Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible;
   Kokkos::parallel_for(
       "test::row_forms", Kokkos::RangePolicy<DevExecSpace>(0, 1), KOKKOS_LAMBDA(const int) {
         for (int i = 0; i < nlocal; ++i) {
@@ -303,6 +309,14 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
             sums(i, d) = vb[d];
             sums_one(i, d) = vo[d];
           }
+#if defined(STRATUS_HOST_AVX2)
+          if (wide) {
+            const detail::RowSums w = detail::pair_row_avx2<true, true>(
+                pair, x, type, Charges(), i, rows.count(i), rows.row(i), fw);
+            const Real vw[7] = {w.fx, w.fy, w.fz, w.energy, w.virial[0], w.virial[1], w.virial[2]};
+            for (int d = 0; d < 7; ++d) sums_wide(i, d) = vw[d];
+          }
+#endif
         }
       });
   auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
@@ -315,6 +329,12 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
     }
   EXPECT_GT(nonzero, a.nlocal);                             // the rows did something
   EXPECT_EQ(to_host(fb, a.nall()), to_host(fo, a.nall()));  // the reactions
+  if (!wide) return;
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums_wide);
+  for (int i = 0; i < a.nlocal; ++i)
+    for (int d = 0; d < 7; ++d)
+      ASSERT_EQ(hw(i, d), ho(i, d)) << "AVX2 row, atom " << i << ", " << d;
+  EXPECT_EQ(to_host(fw, a.nall()), to_host(fo, a.nall()));  // the reactions
 }
 
 TEST(MdHalf, BatchedAndOneAtATimeRowsAreBitwiseEqual) {

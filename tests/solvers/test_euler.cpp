@@ -250,8 +250,8 @@ TEST(Euler, ConservesInPeriodicBox) {
 // default build's SSE2 rows: every scheme's kernels, rows of odd length (remainder lanes), the
 // viscous terms and both integrators.
 TEST(Euler, WideRowsSameBitsAsNarrowRows) {
-#if defined(STRATUS_EULER_WIDE_ROWS)
-  const int widest = ke::host_row_bytes();
+#if defined(STRATUS_HOST_AVX2)
+  const int widest = stratus::host_vector_bytes();
   if (widest < 32) GTEST_SKIP() << "no AVX2 on this CPU";
   for (const std::string scheme :
        {"reconstruction = \"plm\"\nlimiter = \"mc\"\nriemann = \"hllc\"",
@@ -264,10 +264,10 @@ TEST(Euler, WideRowsSameBitsAsNarrowRows) {
         "\n[euler.viscosity]\nmodel = \"sutherland\"\nmu = 0.01\n"
         "[euler.initial]\nproblem = \"taylor_green\"\nmach = 0.5\n");
     const auto run = [&](int bytes) {
-      ke::host_row_bytes() = bytes;
+      stratus::host_vector_bytes() = bytes;
       EulerSolver s(stratus::testing::context(), deck);
       for (int i = 0; i < 6; ++i) s.step();
-      ke::host_row_bytes() = widest;
+      stratus::host_vector_bytes() = widest;
       return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.state());
     };
     const auto narrow = run(16), wide = run(32);

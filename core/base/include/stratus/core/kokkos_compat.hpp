@@ -18,6 +18,34 @@
 #define STRATUS_IVDEP
 #endif
 
+/// Host loops in AVX2 registers where the CPU has them, chosen at run time. The default build
+/// targets plain x86-64 (SSE2: 2 doubles a register); a function marked STRATUS_AVX2_TARGET is
+/// compiled for AVX2 (4 doubles) and nothing more: no FMA, so every lane does the IEEE operations
+/// of the default build in the same order and the results are the same bit for bit. Kernels
+/// inline their loop body into such a function and call it when host_vector_bytes() >= 32.
+/// x86-64 with GCC or Clang only (never under nvcc).
+#if !defined(__CUDA_ARCH__) && !defined(__NVCC__) && defined(__x86_64__) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define STRATUS_HOST_AVX2 1
+#define STRATUS_AVX2_TARGET __attribute__((target("avx2"), flatten))
+#endif
+
+namespace stratus {
+/// Width of the registers host loops may use: 32 bytes (AVX2) where the CPU has it, else 16.
+/// Tests may lower it to 16 (and restore it) to compare the two forms of a kernel.
+inline int& host_vector_bytes() {
+  static int bytes = [] {
+#if defined(STRATUS_HOST_AVX2)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 32 : 16;
+#else
+    return 16;
+#endif
+  }();
+  return bytes;
+}
+}  // namespace stratus
+
 /// Unrolls the short loop that follows (over the five variables of a state, a stencil): a loop
 /// left rolled inside a kernel's body stops the compiler from vectorising the loop around it.
 #if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))

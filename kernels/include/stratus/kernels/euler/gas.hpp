@@ -147,27 +147,13 @@ inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> policy(const IndexBo
 /// True when the kernels run on a host back-end: loops go by (i, j) rows, vectorised along k.
 inline constexpr bool kHostRows = std::is_same_v<DevExecSpace, HostExecSpace>;
 
-#if !defined(__CUDA_ARCH__) && !defined(__NVCC__) && defined(__x86_64__) && \
-    (defined(__GNUC__) || defined(__clang__))
-#define STRATUS_EULER_WIDE_ROWS 1
-/// Width of the registers the host rows use: 32 bytes (AVX2) where the CPU has it, else 16
-/// (the build's SSE2). Tests may lower it to 16 (and restore it) to compare the two.
-inline int& host_row_bytes() {
-  static int bytes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 32 : 16;
-  }();
-  return bytes;
-}
-
-/// One row compiled for AVX2 (4 doubles a register) and nothing more: no FMA, so every lane
-/// does the IEEE operations of the default build in the same order and the results are the
-/// same bit for bit. The functor is inlined here, so the loop is vectorised for this target
-/// (the default build's SSE2 holds 2 doubles; the face kernels are bound by their divisions and
-/// square roots, which then run on twice the lanes).
+#if defined(STRATUS_HOST_AVX2)
+/// One row compiled for AVX2 (STRATUS_AVX2_TARGET: the same bits as the default build). The
+/// functor is inlined here, so the loop is vectorised 4 doubles wide (the face kernels are
+/// bound by their divisions and square roots, which then run on twice the lanes).
 template <class F>
-__attribute__((target("avx2"))) void row_avx2(const F& f, const int i, const int j, const int k0,
-                                              const int k1) {
+STRATUS_AVX2_TARGET void row_avx2(const F& f, const int i, const int j, const int k0,
+                                  const int k1) {
   const F g = f;
   STRATUS_IVDEP
   for (int k = k0; k < k1; ++k) g(i, j, k);
@@ -183,7 +169,7 @@ struct RowLoop {
   int k0 = 0, k1 = 0;
   bool wide = false;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
-#if defined(STRATUS_EULER_WIDE_ROWS)
+#if defined(STRATUS_HOST_AVX2)
     if (wide) {
       row_avx2(f, i, j, k0, k1);
       return;
@@ -202,18 +188,11 @@ template <class F>
 inline void for_each_cell(const char* name, const IndexBox& b, const F& f) {
   if (b.empty()) return;
   if constexpr (kHostRows) {
-    Kokkos::parallel_for(
-        name,
-        Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
-                                                             {b.hi[0], b.hi[1]}),
-        RowLoop<F> {
-          f, static_cast<int>(b.lo[2]), static_cast<int>(b.hi[2]),
-#if defined(STRATUS_EULER_WIDE_ROWS)
-              host_row_bytes() >= 32
-#else
-              false
-#endif
-        });
+    Kokkos::parallel_for(name,
+                         Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({b.lo[0], b.lo[1]},
+                                                                              {b.hi[0], b.hi[1]}),
+                         RowLoop<F>{f, static_cast<int>(b.lo[2]), static_cast<int>(b.hi[2]),
+                                    host_vector_bytes() >= 32});
   } else {
     Kokkos::parallel_for(name, policy(b), f);
   }

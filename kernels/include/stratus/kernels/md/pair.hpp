@@ -289,15 +289,32 @@ KOKKOS_INLINE_FUNCTION RowSums pair_row(const Pair& p, const Vectors& x, const T
   return sums;
 }
 
-/// The row function of the back-end: batches on host threads, one neighbour at a time on GPUs.
+#if defined(STRATUS_HOST_AVX2)
+/// pair_row_batched compiled for AVX2 (STRATUS_AVX2_TARGET: the same bits as the default build),
+/// its loops over a batch 4 doubles wide.
+template <bool EnergyVirial, bool Reaction, class Pair, class Force>
+STRATUS_AVX2_TARGET RowSums pair_row_avx2(const Pair& p, const Vectors& x, const Types& type,
+                                          const Charges& q, const int i, const int n,
+                                          const int* const neighbors, Force& fs) {
+  return pair_row_batched<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
+}
+#endif
+
+/// The row function of the back-end: batches on host threads (in AVX2 registers when `wide`:
+/// host_vector_bytes() >= 32), one neighbour at a time on GPUs.
 template <bool EnergyVirial, bool Reaction, class Pair, class Force>
 KOKKOS_INLINE_FUNCTION RowSums pair_row_any(const Pair& p, const Vectors& x, const Types& type,
                                             const Charges& q, const int i, const int n,
-                                            const int* const neighbors, Force& fs) {
-  if constexpr (Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible)
+                                            const int* const neighbors, Force& fs,
+                                            [[maybe_unused]] const bool wide) {
+  if constexpr (Kokkos::SpaceAccessibility<DevExecSpace, Kokkos::HostSpace>::accessible) {
+#if defined(STRATUS_HOST_AVX2)
+    if (wide) return pair_row_avx2<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
+#endif
     return pair_row_batched<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
-  else
+  } else {
     return pair_row<EnergyVirial, Reaction>(p, x, type, q, i, n, neighbors, fs);
+  }
 }
 
 /// compute_pair_forces with a fixed pair style (no dispatch).
@@ -305,13 +322,14 @@ template <bool EnergyVirial, class Pair>
 PairResult pair_forces_full(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
                             int nlocal, const NeighborList& list, const Vectors& f) {
   const NeighborList rows = list;
+  const bool wide = host_vector_bytes() >= 32;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         NoReaction none;
-        const RowSums s =
-            pair_row_any<EnergyVirial, false>(p, x, type, q, i, rows.count(i), rows.row(i), none);
+        const RowSums s = pair_row_any<EnergyVirial, false>(p, x, type, q, i, rows.count(i),
+                                                            rows.row(i), none, wide);
         f(i, 0) = s.fx;
         f(i, 1) = s.fy;
         f(i, 2) = s.fz;
@@ -330,13 +348,14 @@ template <bool EnergyVirial, class Pair, class Scatter>
 PairResult pair_forces_half(const Pair& p, const Vectors& x, const Types& type, const Charges& q,
                             int nlocal, const NeighborList& list, Scatter scatter) {
   const NeighborList rows = list;
+  const bool wide = host_vector_bytes() >= 32;
   PairResult result;
   Kokkos::parallel_reduce(
       "md::compute_pair_forces_half", Kokkos::RangePolicy<DevExecSpace>(0, nlocal),
       KOKKOS_LAMBDA(const int i, PairResult& acc) {
         auto fs = scatter.access();
-        const RowSums s =
-            pair_row_any<EnergyVirial, true>(p, x, type, q, i, rows.count(i), rows.row(i), fs);
+        const RowSums s = pair_row_any<EnergyVirial, true>(p, x, type, q, i, rows.count(i),
+                                                           rows.row(i), fs, wide);
         fs(i, 0) += s.fx;
         fs(i, 1) += s.fy;
         fs(i, 2) += s.fz;
