@@ -110,18 +110,25 @@ void check_pairs(const HostAtoms& a, Real cutoff) {
   EXPECT_EQ(cp.cluster_pairs() > 0, !want.empty());
 }
 
+// An fcc block of `cells`^3 unit cells at the in.lj density, each coordinate moved by up to
+// +-`jitter`, with periodic ghosts within `ghost_cut`.
+HostAtoms jittered_fcc(int cells, Real jitter, unsigned seed, Real ghost_cut) {
+  const Real lat = std::cbrt(4 / 0.8442);
+  auto f = fcc_block(cells, lat);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<Real> u(-jitter, jitter);
+  for (auto& x : f.x)
+    for (int d = 0; d < 3; ++d) x[d] += u(gen);
+  add_periodic_ghosts(f, cells * lat, ghost_cut);
+  return f;
+}
+
 TEST(MdCluster, MasksSelectTheHalfListPairs) {
   auto r = random_atoms(700, 9.0, 2, 41);
   add_periodic_ghosts(r, 9.0, 2.8);
   check_pairs<double>(r, 2.8);
   check_pairs<float>(r, 2.8);
-  const Real lat = std::cbrt(4 / 0.8442);
-  auto f = fcc_block(4, lat);
-  std::mt19937_64 gen(42);
-  std::uniform_real_distribution<Real> u(-0.05, 0.05);
-  for (auto& x : f.x)
-    for (int d = 0; d < 3; ++d) x[d] += u(gen);
-  add_periodic_ghosts(f, 4 * lat, 2.8);
+  auto f = jittered_fcc(4, 0.05, 42, 2.8);
   check_pairs<double>(f, 2.8);
   check_pairs<float>(f, 2.8);
   HostAtoms empty;
@@ -149,13 +156,7 @@ TEST(MdCluster, RowsGrow) {
 TEST(MdCluster, WideRowsEqualNarrowRows) {
 #if defined(STRATUS_CLUSTER_WIDE)
   if (detail::cluster_vector_bytes() < 64) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const Real lat = std::cbrt(4 / 0.8442);
-  auto liquid = fcc_block(5, lat);
-  std::mt19937_64 gen(48);
-  std::uniform_real_distribution<Real> u(-0.2, 0.2);
-  for (auto& x : liquid.x)
-    for (int d = 0; d < 3; ++d) x[d] += u(gen);
-  add_periodic_ghosts(liquid, 5 * lat, 2.8);
+  auto liquid = jittered_fcc(5, 0.2, 48, 2.8);
   auto dense = random_atoms(900, 5.0, 1, 49);
   add_periodic_ghosts(dense, 5.0, 4.0);
   for (const auto& [a, cutoff, long_rows] :

@@ -192,6 +192,17 @@ inline std::int64_t select_ghosts(const Vectors& x, int n, int axis, bool to_low
   return total;
 }
 
+/// Component d of the position of entry k of two lists taken one after the other (the first
+/// n_first entries of `first`, then `second`), shifted along `axis` by its list's shift.
+KOKKOS_INLINE_FUNCTION Real listed_position(const Vectors& x, const int axis, const int d,
+                                            const int k, const RowList& first, const int n_first,
+                                            const Real shift_first, const RowList& second,
+                                            const Real shift_second) {
+  const bool in_first = k < n_first;
+  const int i = in_first ? first(k) : second(k - n_first);
+  return x(i, d) + (d == axis ? (in_first ? shift_first : shift_second) : Real(0));
+}
+
 /// Packs the positions of the listed atoms (3 Reals each), shifted along `axis`, low side then
 /// high side.
 inline void pack_positions(const Vectors& x, int axis, RowList low, int n_low, Real shift_low,
@@ -200,10 +211,8 @@ inline void pack_positions(const Vectors& x, int axis, RowList low, int n_low, R
   Kokkos::parallel_for(
       "stratus::md::AtomExchange::pack_positions", Policy(0, n_low + n_high),
       KOKKOS_LAMBDA(const int k) {
-        const bool is_low = k < n_low;
-        const int i = is_low ? low(k) : high(k - n_low);
-        const Real shift = is_low ? shift_low : shift_high;
-        for (int d = 0; d < 3; ++d) buf(3 * k + d) = x(i, d) + (d == axis ? shift : Real(0));
+        for (int d = 0; d < 3; ++d)
+          buf(3 * k + d) = listed_position(x, axis, d, k, low, n_low, shift_low, high, shift_high);
       });
 }
 
@@ -226,10 +235,9 @@ inline void copy_ghost_positions(const Vectors& x, int axis, RowList low, int n_
   Kokkos::parallel_for(
       "stratus::md::AtomExchange::copy_ghost_positions", Policy(0, n_low + n_high),
       KOKKOS_LAMBDA(const int k) {
-        const bool from_high = k < n_high;
-        const int i = from_high ? high(k) : low(k - n_high);
-        const Real shift = from_high ? shift_high : shift_low;
-        for (int d = 0; d < 3; ++d) x(begin + k, d) = x(i, d) + (d == axis ? shift : Real(0));
+        for (int d = 0; d < 3; ++d)
+          x(begin + k, d) =
+              listed_position(x, axis, d, k, high, n_high, shift_high, low, shift_low);
       });
 }
 
