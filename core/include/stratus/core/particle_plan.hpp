@@ -28,6 +28,10 @@ class ParticlePlan {
   /// Collective. Throws RuntimeError when the column's length does not fit the plan.
   template <class T>
   [[nodiscard]] std::vector<T> execute(const std::vector<T>& column, int ncomp = 1) const {
+    if (in_place_) {
+      check_length(column.size(), ncomp);
+      return column;
+    }
     return send(pack(column, ncomp), ncomp);
   }
   /// The same, releasing `column` as soon as it is packed (one copy fewer at the peak).
@@ -48,7 +52,6 @@ class ParticlePlan {
   [[nodiscard]] std::vector<T> pack(const std::vector<T>& column, int ncomp) const {
     static_assert(std::is_trivially_copyable_v<T>);
     check_length(column.size(), ncomp);
-    if (in_place_) return column;
     const auto width = static_cast<std::size_t>(ncomp);
     std::vector<T> packed(order_.size() * width);
     for (std::size_t k = 0; k < order_.size(); ++k)

@@ -440,21 +440,13 @@ inline void release_thread_copy(const Token& token, const int t, const int copie
 // AVX-512 where the CPU has it, and only that function is compiled for it), and all it calls
 // is inlined into it. x86-64 with GCC or Clang only; elsewhere (and in nvcc) the 16-byte kernel
 // runs.
-#if !defined(__CUDA_ARCH__) && !defined(__NVCC__) && defined(__x86_64__) && \
-    (defined(__GNUC__) || defined(__clang__))
+#if defined(STRATUS_HOST_AVX2)
 #define STRATUS_CLUSTER_WIDE 1
 #include <immintrin.h>
 
 /// Widest registers the float cluster kernel may use on this CPU: 64 (AVX-512F/VL/DQ), 32
 /// (AVX2 and FMA), else 16 bytes.
-inline int cluster_vector_bytes() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512dq"))
-    return 64;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 32;
-  return 16;
-}
+inline int cluster_vector_bytes() { return host_cpu_vector_bytes(); }
 
 typedef float WideFloat8 __attribute__((vector_size(32)));
 typedef int WideInt8 __attribute__((vector_size(32)));

@@ -184,26 +184,23 @@ template <class T>
 int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacity,
                       const ClusterList& list, const ClusterExclusions& ex = {},
                       [[maybe_unused]] const int vector_bytes = 16) {
+  // 16 lanes at a time: float clusters on a host back-end whose CPU has AVX-512.
+  [[maybe_unused]] constexpr bool can_widen =
+      std::is_same_v<T, float> &&
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible;
+  [[maybe_unused]] const bool wide = can_widen && vector_bytes == 64;
   int longest = 0;
-#if defined(STRATUS_CLUSTER_WIDE)
-  if constexpr (std::is_same_v<T, float> &&
-                Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible) {
-    if (vector_bytes == 64) {
-      Kokkos::parallel_reduce(
-          "md::cluster_fill_rows_avx512", Kokkos::RangePolicy<DevExecSpace>(0, c.nlocal),
-          KOKKOS_LAMBDA(const int i, int& acc) {
-            const int n = detail::cluster_fill_row_avx512(c, id, cut, capacity, list, ex, i);
-            if (n > acc) acc = n;
-          },
-          Kokkos::Max<int>(longest));
-      return longest;
-    }
-  }
-#endif
   Kokkos::parallel_reduce(
       "md::cluster_fill_rows", Kokkos::RangePolicy<DevExecSpace>(0, c.nlocal),
       KOKKOS_LAMBDA(const int i, int& acc) {
-        const int n = detail::cluster_fill_row(c, id, cut, capacity, list, ex, i);
+        int n = 0;
+#if defined(STRATUS_CLUSTER_WIDE)
+        if constexpr (can_widen)
+          n = wide ? detail::cluster_fill_row_avx512(c, id, cut, capacity, list, ex, i)
+                   : detail::cluster_fill_row(c, id, cut, capacity, list, ex, i);
+        else
+#endif
+          n = detail::cluster_fill_row(c, id, cut, capacity, list, ex, i);
         if (n > acc) acc = n;
       },
       Kokkos::Max<int>(longest));
