@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -82,6 +83,23 @@ std::array<int, 2> choose_process_grid(int ranks, std::array<std::int64_t, 3> n,
   return best;
 }
 
+// Pruned transforms on one rank. Scratch arrays X and Y are [x][y][kz] (kz fastest); the
+// spectral layout S is [kz][ky][kx]. Only the nzk planes kz <= Kz and the two ranges of ky
+// with |ky| <= Ky are transformed along x and y; the z transform covers every (x, y) line.
+//   backward: S -x lines (kept kz, ky)-> X -y lines (kept kz)-> Y -c2r along z-> real
+//   forward:  real -r2c along z-> Y -y lines (kept kz), in place-> Y -x lines (kept)-> S
+// X is written only at the kept lines, so its other lines stay zero; Y's planes kz > Kz are
+// written by the forward r2c and set to zero again before the next backward c2r reads them.
+struct DistributedFft::Pruned {
+  std::int64_t nzk = 0;                    // kept kz planes
+  std::array<std::int64_t, 2> ky_begin{};  // the ranges of kept ky: 0.., ..Ny-1
+  std::array<std::int64_t, 2> ky_count{};
+  std::array<std::unique_ptr<LocalPlan>, 2> x_backward, x_forward;  // one per ky range
+  std::unique_ptr<LocalPlan> y_backward, y_forward, z_c2r, z_r2c;
+  SpectralField lines, planes;  // X and Y
+  bool planes_dirty = false;    // Y holds non-zero planes kz > Kz
+};
+
 DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
     : n_(n) {
   int rank = 0, size = 1;
@@ -129,7 +147,13 @@ DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, con
     whole_r2c_ = backend_->plan_3d(Kind::r2c, n, r, s);
     if (whole_r2c_) whole_c2r_ = backend_->plan_3d(Kind::c2r, n, s, r);
     if (whole_r2c_ && whole_c2r_) {
-      c_ = SpectralField(Kokkos::ViewAllocateWithoutInitializing("fft::c"), nzc, n[1], n[0]);
+      if (options.truncation[0] >= 0 && options.truncation[1] >= 0 && options.truncation[2] >= 0)
+        make_pruned_plans(options.truncation);
+      // The copy a whole c2r runs on: Y of the pruned plans where there are some (its planes
+      // are set to zero again before a pruned c2r reads them).
+      c_ = pruned_
+               ? SpectralField(pruned_->planes.data(), nzc, n[1], n[0])
+               : SpectralField(Kokkos::ViewAllocateWithoutInitializing("fft::c"), nzc, n[1], n[0]);
       return;
     }
     whole_r2c_.reset();
@@ -176,6 +200,48 @@ DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, con
   }
 }
 
+void DistributedFft::make_pruned_plans(const std::array<std::int64_t, 3>& kmax) {
+  const std::int64_t nx = n_[0], ny = n_[1], nz = n_[2], nc = nzc();
+  auto p = std::make_unique<Pruned>();
+  p->nzk = std::min(kmax[2] + 1, nc);
+  const std::int64_t low_end = std::min(kmax[1] + 1, ny);
+  const std::int64_t high_begin = std::max(ny - kmax[1], low_end);
+  p->ky_begin = {0, high_begin};
+  p->ky_count = {low_end, ny - high_begin};
+  p->lines = SpectralField("fft::pruned_x", nx, ny, nc);
+  p->planes = SpectralField("fft::pruned_y", nx, ny, nc);
+  RealField real_scratch = make_real("fft::plan_real");
+  SpectralField spectral_scratch = make_spectral("fft::plan_spectral");
+  auto* r = real_scratch.data();
+  auto* s = reinterpret_cast<double*>(spectral_scratch.data());
+  auto* x = reinterpret_cast<double*>(p->lines.data());
+  auto* y = reinterpret_cast<double*>(p->planes.data());
+  const std::int64_t xy = ny * nc;  // distance between x planes of X and Y
+  for (int q = 0; q < 2; ++q) {
+    if (p->ky_count[q] == 0) continue;
+    const std::int64_t so = 2 * p->ky_begin[q] * nx, yo = 2 * p->ky_begin[q] * nc;
+    p->x_backward[q] = backend_->plan_strided(
+        Kind::c2c_backward, {nx, 1, xy},
+        {Stride{p->nzk, nx * ny, 1}, Stride{p->ky_count[q], nx, nc}}, s + so, x + yo);
+    p->x_forward[q] = backend_->plan_strided(
+        Kind::c2c_forward, {nx, xy, 1},
+        {Stride{p->nzk, 1, nx * ny}, Stride{p->ky_count[q], nc, nx}}, y + yo, s + so);
+    if (!p->x_backward[q] || !p->x_forward[q]) return;
+  }
+  const std::array<Stride, 2> y_loops{Stride{nx, xy, xy}, Stride{p->nzk, 1, 1}};
+  p->y_backward = backend_->plan_strided(Kind::c2c_backward, {ny, nc, nc}, y_loops, x, y);
+  p->y_forward = backend_->plan_strided(Kind::c2c_forward, {ny, nc, nc}, y_loops, y, y);
+  p->z_c2r =
+      backend_->plan_strided(Kind::c2r, {nz, 1, 1}, {Stride{nx * ny, nc, nz}, Stride{}}, y, r);
+  p->z_r2c =
+      backend_->plan_strided(Kind::r2c, {nz, 1, 1}, {Stride{nx * ny, nz, nc}, Stride{}}, r, y);
+  if (!p->y_backward || !p->y_forward || !p->z_c2r || !p->z_r2c) return;
+  // Planning may have written the scratch arrays: every line of X and Y starts at zero.
+  Kokkos::deep_copy(p->lines, Complex(0.0, 0.0));
+  Kokkos::deep_copy(p->planes, Complex(0.0, 0.0));
+  pruned_ = std::move(p);
+}
+
 DistributedFft::~DistributedFft() {
   if (row_ != MPI_COMM_NULL) MPI_Comm_free(&row_);
   if (col_ != MPI_COMM_NULL) MPI_Comm_free(&col_);
@@ -184,8 +250,9 @@ DistributedFft::~DistributedFft() {
 std::string DistributedFft::backend_name() const { return backend_->name(); }
 
 std::string DistributedFft::describe() const {
-  return fmt::format("{} {} x {} ({}{})", to_string(decomposition()), grid_[0], grid_[1],
-                     backend_->name(), whole_r2c_ ? ", whole 3D plans" : "");
+  return fmt::format("{} {} x {} ({}{}{})", to_string(decomposition()), grid_[0], grid_[1],
+                     backend_->name(), whole_r2c_ ? ", whole 3D plans" : "",
+                     pruned_ ? ", dealiased lines skipped" : "");
 }
 
 RealField DistributedFft::make_real(const std::string& label) const {
@@ -232,6 +299,7 @@ void DistributedFft::backward(const SpectralField& in, const RealField& out) {
     // A multi-dimensional c2r transform overwrites its input: it runs on a copy.
     Kokkos::Timer t;
     Kokkos::deep_copy(c_, in);
+    if (pruned_) pruned_->planes_dirty = pruned_->nzk < nzc();
     stats_.transpose_seconds += t.seconds();
     run_plan(*whole_c2r_, reinterpret_cast<double*>(c_.data()), out.data());
     ++stats_.backward_calls;
@@ -249,6 +317,79 @@ void DistributedFft::backward(const SpectralField& in, const RealField& out) {
   row_backward_->execute(b_.data(), a_.data());
   stats_.transpose_seconds += t.seconds();
   run_plan(*c2r_, a, out.data());
+  ++stats_.backward_calls;
+}
+
+double DistributedFft::time_library_3d(int forward, int backward, int repeats) {
+  if (grid_[0] * grid_[1] != 1) return -1;
+  // Zeros: the time of an FFT does not depend on the values, and zeros never grow into
+  // overflows or denormals over repeated unnormalised transforms.
+  RealField real = make_real("fft::floor_real");
+  SpectralField spectral("fft::floor_spectral", n_[0], n_[1], nzc());
+  auto* r = real.data();
+  auto* s = reinterpret_cast<double*>(spectral.data());
+  auto r2c = backend_->plan_natural_3d(Kind::r2c, n_, r, s);
+  auto c2r = r2c ? backend_->plan_natural_3d(Kind::c2r, n_, s, r) : nullptr;
+  if (!r2c || !c2r) return -1;
+  Kokkos::deep_copy(real, 0.0);
+  Kokkos::deep_copy(spectral, Complex(0.0, 0.0));
+  Kokkos::Timer t;
+  for (int i = 0; i < repeats; ++i) {
+    for (int b = 0; b < backward; ++b) c2r->execute(s, r);
+    for (int f = 0; f < forward; ++f) r2c->execute(r, s);
+  }
+  backend_->synchronize();
+  return t.seconds();
+}
+
+void DistributedFft::forward_truncated(const RealField& in, const SpectralField& out) {
+  if (!pruned_) {
+    forward(in, out);
+    return;
+  }
+  Kokkos::fence();
+  Pruned& p = *pruned_;
+  auto* y = reinterpret_cast<double*>(p.planes.data());
+  auto* o = reinterpret_cast<double*>(out.data());
+  run_plan(*p.z_r2c, const_cast<double*>(in.data()), y);
+  p.planes_dirty = p.nzk < nzc();
+  run_plan(*p.y_forward, y, y);
+  for (int q = 0; q < 2; ++q)
+    if (p.x_forward[q])
+      run_plan(*p.x_forward[q], y + 2 * p.ky_begin[q] * nzc(), o + 2 * p.ky_begin[q] * n_[0]);
+  ++stats_.forward_calls;
+}
+
+void DistributedFft::backward_truncated(const SpectralField& in, const RealField& out) {
+  if (!pruned_) {
+    backward(in, out);
+    return;
+  }
+  Kokkos::fence();
+  Pruned& p = *pruned_;
+  auto* s = reinterpret_cast<double*>(in.data());
+  auto* x = reinterpret_cast<double*>(p.lines.data());
+  auto* y = reinterpret_cast<double*>(p.planes.data());
+  for (int q = 0; q < 2; ++q)
+    if (p.x_backward[q])
+      run_plan(*p.x_backward[q], s + 2 * p.ky_begin[q] * n_[0], x + 2 * p.ky_begin[q] * nzc());
+  run_plan(*p.y_backward, x, y);
+  if (p.planes_dirty) {
+    // The planes kz > Kz that the last forward r2c wrote are zero again for the c2r.
+    Kokkos::Timer t;
+    const SpectralField planes = p.planes;
+    const std::int64_t nzk = p.nzk, nc = nzc();
+    Kokkos::parallel_for(
+        "fft::zero_dropped_planes",
+        Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<2>>({0, 0}, {n_[0], n_[1]}),
+        KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
+          for (std::int64_t k = nzk; k < nc; ++k) planes(i, j, k) = Complex(0.0, 0.0);
+        });
+    Kokkos::fence();
+    p.planes_dirty = false;
+    stats_.transpose_seconds += t.seconds();
+  }
+  run_plan(*p.z_c2r, y, out.data());
   ++stats_.backward_calls;
 }
 

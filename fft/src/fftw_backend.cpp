@@ -82,12 +82,7 @@ class FftwBackend final : public LocalBackend {
 
   std::unique_ptr<LocalPlan> plan(Kind kind, LineBatch lines, double* in, double* out) override {
     const std::lock_guard<std::mutex> lock(planner_mutex());
-#ifdef STRATUS_FFTW_THREADS
-    // Threads only pay off on large batches: about 32k points per thread at least.
-    const std::int64_t points = lines.n * lines.batch;
-    const int useful = static_cast<int>(std::max<std::int64_t>(1, points / 32768));
-    fftw_plan_with_nthreads(std::min(threads_, useful));
-#endif
+    threads_for(lines.n * lines.batch);
     const int n = static_cast<int>(lines.n);
     const int howmany = static_cast<int>(lines.batch);
     const int nc = n / 2 + 1;
@@ -118,11 +113,7 @@ class FftwBackend final : public LocalBackend {
                                      double* out) override {
     if (kind != Kind::r2c && kind != Kind::c2r) return nullptr;
     const std::lock_guard<std::mutex> lock(planner_mutex());
-#ifdef STRATUS_FFTW_THREADS
-    const std::int64_t points = n[0] * n[1] * n[2];
-    fftw_plan_with_nthreads(
-        std::min(threads_, static_cast<int>(std::max<std::int64_t>(1, points / 32768))));
-#endif
+    threads_for(n[0] * n[1] * n[2]);
     // One guru plan: the real array's strides (z fastest) on one side, the spectral layout's
     // (kx fastest, then ky, then kz) on the other; the last dimension is the halved one.
     const int nx = static_cast<int>(n[0]), ny = static_cast<int>(n[1]), nz = static_cast<int>(n[2]);
@@ -144,7 +135,63 @@ class FftwBackend final : public LocalBackend {
     return std::make_unique<FftwPlan>(p, kind, in, out);
   }
 
+  std::unique_ptr<LocalPlan> plan_strided(Kind kind, Stride line, std::array<Stride, 2> loops,
+                                          double* in, double* out) override {
+    const std::lock_guard<std::mutex> lock(planner_mutex());
+    threads_for(line.n * loops[0].n * loops[1].n);
+    auto dim = [](const Stride& s) {
+      return fftw_iodim{static_cast<int>(s.n), static_cast<int>(s.in), static_cast<int>(s.out)};
+    };
+    const fftw_iodim d = dim(line);
+    const fftw_iodim l[2] = {dim(loops[0]), dim(loops[1])};
+    const unsigned flags = measure_ ? FFTW_MEASURE : FFTW_ESTIMATE;
+    auto* cin = reinterpret_cast<fftw_complex*>(in);
+    auto* cout = reinterpret_cast<fftw_complex*>(out);
+    fftw_plan p = nullptr;
+    switch (kind) {
+      case Kind::r2c:
+        p = fftw_plan_guru_dft_r2c(1, &d, 2, l, in, cout, flags);
+        break;
+      case Kind::c2r:
+        p = fftw_plan_guru_dft_c2r(1, &d, 2, l, cin, out, flags | FFTW_PRESERVE_INPUT);
+        break;
+      case Kind::c2c_forward:
+      case Kind::c2c_backward:
+        p = fftw_plan_guru_dft(1, &d, 2, l, cin, cout,
+                               kind == Kind::c2c_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+        break;
+    }
+    if (p == nullptr) return nullptr;
+    return std::make_unique<FftwPlan>(p, kind, in, out);
+  }
+
+  std::unique_ptr<LocalPlan> plan_natural_3d(Kind kind, std::array<std::int64_t, 3> n, double* in,
+                                             double* out) override {
+    if (kind != Kind::r2c && kind != Kind::c2r) return nullptr;
+    const std::lock_guard<std::mutex> lock(planner_mutex());
+    threads_for(n[0] * n[1] * n[2]);
+    const int nx = static_cast<int>(n[0]), ny = static_cast<int>(n[1]), nz = static_cast<int>(n[2]);
+    const unsigned flags = measure_ ? FFTW_MEASURE : FFTW_ESTIMATE;
+    fftw_plan p =
+        kind == Kind::r2c
+            ? fftw_plan_dft_r2c_3d(nx, ny, nz, in, reinterpret_cast<fftw_complex*>(out), flags)
+            : fftw_plan_dft_c2r_3d(nx, ny, nz, reinterpret_cast<fftw_complex*>(in), out, flags);
+    if (p == nullptr) return nullptr;
+    return std::make_unique<FftwPlan>(p, kind, in, out);
+  }
+
  private:
+  /// Threads of the next plan: threads only pay off on large transforms, about 32k points per
+  /// thread at least. Called under the planner lock.
+  void threads_for(std::int64_t points) const {
+#ifdef STRATUS_FFTW_THREADS
+    const int useful = static_cast<int>(std::max<std::int64_t>(1, points / 32768));
+    fftw_plan_with_nthreads(std::min(threads_, useful));
+#else
+    (void)points;
+#endif
+  }
+
   int threads_;
   bool measure_;
 };

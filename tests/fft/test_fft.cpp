@@ -251,3 +251,80 @@ TEST(DistributedFft, ProcessGrids) {
   EXPECT_THROW((void)choose_process_grid(4, {16, 16, 16}, Decomposition::automatic, {3, 1}),
                InputError);
 }
+
+namespace {
+
+/// Kept by the box |m| <= kmax of Options::truncation (signed mode numbers, kz >= 0).
+bool in_box(std::array<std::int64_t, 3> g, std::array<std::int64_t, 3> n,
+            std::array<std::int64_t, 3> kmax) {
+  for (int a = 0; a < 2; ++a) {
+    const std::int64_t m = 2 * g[a] <= n[a] ? g[a] : n[a] - g[a];
+    if (m > kmax[a]) return false;
+  }
+  return g[2] <= kmax[2];
+}
+
+}  // namespace
+
+// The truncated transforms of a dealiased solver: forward_truncated() gives forward()'s modes
+// inside the box; backward_truncated() of a spectrum that vanishes outside it gives backward()'s
+// field and leaves its input alone. In any order of calls: the scratch that a forward or a full
+// backward leaves behind (one rank: pruned plans) must not leak into the next truncated
+// backward.
+TEST(DistributedFft, TruncatedTransformsAgreeWithFullOnes) {
+  for (const auto& c : cases())
+    for (const std::int64_t q : {3, 2}) {
+      Options o;
+      o.decomposition = c.d;
+      for (int a = 0; a < 3; ++a) o.truncation[a] = (c.n[a] - 1) / q;
+      DistributedFft f(comm(), c.n, o);
+      const std::string what = f.describe() + " " + std::to_string(c.n[0]) + "x" +
+                               std::to_string(c.n[1]) + "x" + std::to_string(c.n[2]) +
+                               " q=" + std::to_string(q);
+      if (ranks() == 1) {
+        EXPECT_NE(f.describe().find("dealiased lines skipped"), std::string::npos) << what;
+      }
+      const RealField u = fill(f);
+      SpectralField full = f.make_spectral("full"), tr = f.make_spectral("tr");
+      Kokkos::deep_copy(tr, Complex(7.0, -3.0));
+      f.forward(u, full);
+      f.forward_truncated(u, tr);
+      auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), full);
+      auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tr);
+      const auto sb = f.spectral_block();
+      double err = 0, mag = 0;
+      // full inside the box, zero outside
+      SpectralField masked = f.make_spectral("masked");
+      auto hm = Kokkos::create_mirror_view(masked);
+      for (std::int64_t kz = 0; kz < sb.extent[2]; ++kz)
+        for (std::int64_t ky = 0; ky < sb.extent[1]; ++ky)
+          for (std::int64_t kx = 0; kx < sb.extent[0]; ++kx) {
+            const bool kept = in_box({kx, sb.begin[1] + ky, sb.begin[2] + kz}, c.n, o.truncation);
+            const auto v = hf(kz, ky, kx);
+            if (kept) {
+              err = std::max(err, Kokkos::abs(ht(kz, ky, kx) - v));
+              mag = std::max(mag, Kokkos::abs(v));
+            }
+            hm(kz, ky, kx) = kept ? v : Complex(0.0, 0.0);
+          }
+      EXPECT_LT(global_max(err) / global_max(mag), 1e-14) << "forward " << what;
+      Kokkos::deep_copy(masked, hm);
+      RealField expect = f.make_real("expect"), got = f.make_real("got");
+      f.backward(masked, expect);
+      const double scale = global_max(max_abs(expect));
+      // After a forward (above), after a full backward (just now) and after a truncated one.
+      for (int round = 0; round < 2; ++round) {
+        f.backward_truncated(masked, got);
+        EXPECT_LT(global_max(max_scaled_difference(got, 1.0, expect)) / scale, 1e-14)
+            << "backward round " << round << " " << what;
+      }
+      f.forward_truncated(u, tr);
+      f.backward_truncated(masked, got);
+      EXPECT_LT(global_max(max_scaled_difference(got, 1.0, expect)) / scale, 1e-14)
+          << "backward after a forward " << what;
+      auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), masked);
+      bool same = true;
+      for (std::size_t i = 0; i < after.size(); ++i) same = same && after.data()[i] == hm.data()[i];
+      EXPECT_TRUE(same) << "backward_truncated() changed its input " << what;
+    }
+}

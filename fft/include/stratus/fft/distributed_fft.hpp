@@ -9,6 +9,8 @@
 //   5. c2c along x
 // Backward runs the same steps in reverse. A slab decomposition is P2 = 1 (step 2 is a local
 // reordering, one all-to-all per transform); a pencil decomposition has P2 > 1 (two).
+// One rank runs whole 3D plans instead, and, for the truncated transforms of a dealiased
+// solver, three strided passes that skip the lines of dropped modes (make_pruned_plans).
 // Transposes are own MPI_Alltoallv with packing and unpacking in one Kokkos kernel each;
 // buffers are staged through host mirrors unless MPI can read device memory.
 #pragma once
@@ -50,6 +52,11 @@ struct Options {
   /// On one rank, whole 3D plans where the backend has them (no transposes); false: batched 1D
   /// plans and transposes at every rank count (bitwise the results of earlier versions).
   bool whole_plans = true;
+  /// The modes forward_truncated() and backward_truncated() keep: |m| <= truncation[a] along
+  /// x, y and z (kz = m >= 0), the box of a dealiasing rule; negative: no truncation (the
+  /// truncated calls are the full ones). On one rank with FFTW, the truncated calls run pruned
+  /// plans that skip the lines of modes outside the box.
+  std::array<std::int64_t, 3> truncation{-1, -1, -1};
   /// How the transposes hand their buffers to MPI: a solver passes the run's choice
   /// (stratus::device::choice(ctx).transport); staged is correct with any MPI.
   MpiTransport transport = MpiTransport::staged;
@@ -101,6 +108,20 @@ class DistributedFft {
   /// kz = 0 and Nyquist planes); anything else is projected onto one. Collective.
   void backward(const SpectralField& in, const RealField& out);
 
+  /// forward() of a field whose modes are needed only inside Options::truncation's box: the
+  /// modes of `out` outside it are unspecified. Collective.
+  void forward_truncated(const RealField& in, const SpectralField& out);
+  /// backward() of a spectrum that vanishes outside Options::truncation's box (one rank skips
+  /// the lines of modes that lie wholly outside it; the others are read). Collective.
+  void backward_truncated(const SpectralField& in, const RealField& out);
+
+  /// Seconds that `forward` r2c and `backward` c2r transforms of the whole grid take, `repeats`
+  /// times over, with the library's own 3D plans of the natural layout (FFTW's
+  /// fftw_plan_dft_r2c_3d and c2r_3d; this object's threads and planner): the floor a spectral
+  /// step is measured against. One rank only: negative where there is no such plan (several
+  /// ranks, cuFFT). Arrays of the grid's size are allocated for the time of the call.
+  [[nodiscard]] double time_library_3d(int forward, int backward, int repeats);
+
   /// Seconds spent so far in local FFTs and in transposes (packing, MPI, unpacking).
   struct Stats {
     double fft_seconds = 0;
@@ -112,6 +133,10 @@ class DistributedFft {
 
  private:
   void run_plan(LocalPlan& plan, double* in, double* out);
+  void make_pruned_plans(const std::array<std::int64_t, 3>& kmax);
+
+  struct Pruned;  // one rank: plans that skip the lines outside the truncation box
+  std::unique_ptr<Pruned> pruned_;
 
   MPI_Comm row_ = MPI_COMM_NULL, col_ = MPI_COMM_NULL;
   std::array<std::int64_t, 3> n_{};

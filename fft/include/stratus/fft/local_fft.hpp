@@ -24,6 +24,14 @@ struct LineBatch {
   std::int64_t batch = 0;
 };
 
+/// One axis of a strided transform: `n` points, `in` and `out` the distances between
+/// neighbours on the input and on the output side.
+struct Stride {
+  std::int64_t n = 1;
+  std::int64_t in = 1;
+  std::int64_t out = 1;
+};
+
 /// A plan made once and executed many times. `in` and `out` must have the alignment of the
 /// arrays the plan was made with (whole Kokkos or cudaMalloc allocations always do); an
 /// in-place plan is executed with in == out.
@@ -50,6 +58,24 @@ class LocalBackend {
   /// arrays as for plan().
   virtual std::unique_ptr<LocalPlan> plan_3d(Kind /*kind*/, std::array<std::int64_t, 3> /*n*/,
                                              double* /*in*/, double* /*out*/) {
+    return nullptr;
+  }
+  /// Strided transforms: the 1D transform along `line` for every index of the two `loops` (a
+  /// loop of n = 1 is none). Strides and distances count elements of each side's type (doubles
+  /// on the real side of r2c/c2r, complex values otherwise); line.n is the real length of r2c
+  /// and c2r. A c2r plan leaves its input unchanged. nullptr where the library has no such plan
+  /// (the caller then keeps its other plans). Planning arrays as for plan().
+  virtual std::unique_ptr<LocalPlan> plan_strided(Kind /*kind*/, Stride /*line*/,
+                                                  std::array<Stride, 2> /*loops*/, double* /*in*/,
+                                                  double* /*out*/) {
+    return nullptr;
+  }
+  /// The library's own 3D transform of the natural layout (real n[0] x n[1] x n[2], z fastest;
+  /// complex n[0] x n[1] x (n[2]/2 + 1)), as the library's users call it: the reference a
+  /// spectral step is measured against, never used by the solvers. nullptr where there is none.
+  virtual std::unique_ptr<LocalPlan> plan_natural_3d(Kind /*kind*/,
+                                                     std::array<std::int64_t, 3> /*n*/,
+                                                     double* /*in*/, double* /*out*/) {
     return nullptr;
   }
   /// Waits until every transform launched so far has finished (a no-op on the host).

@@ -92,8 +92,10 @@ class SpectralSolver : public GridSolver {
   void write_snapshot(const std::string& path);
 
   /// Times the transforms one step needs (forward and backward counts of a step) standalone,
-  /// `repeats` times; returns seconds per step's worth. Collective.
-  double time_fft_of_one_step(int repeats);
+  /// `repeats` times; returns seconds per step's worth. With `library_3d`, also the seconds the
+  /// same counts take with FFTW's own 3D plans of the whole grid (the floor; negative on
+  /// several ranks). Collective.
+  double time_fft_of_one_step(int repeats, double* library_3d = nullptr);
 
   [[nodiscard]] double dt() const noexcept { return dt_; }
   [[nodiscard]] int dims() const noexcept { return dims_; }
