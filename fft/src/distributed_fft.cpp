@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <vector>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -98,6 +99,14 @@ struct DistributedFft::Pruned {
   std::unique_ptr<LocalPlan> y_backward, y_forward, z_c2r, z_r2c;
   SpectralField lines, planes;  // X and Y
   bool planes_dirty = false;    // Y holds non-zero planes kz > Kz
+  // fused_pointwise(): per field, F[x][kz < nzk][ky] (entries of dropped ky zero), and per
+  // host thread one plane of spectral lines P[y][kz] (the y transforms' output), one Q (the
+  // r2c output) and the fields' real planes, each block aligned to 64 bytes.
+  std::vector<SpectralField> fused;
+  std::array<std::unique_ptr<LocalPlan>, 2> fx_backward, fx_forward;       // x lines, to/from F
+  std::unique_ptr<LocalPlan> fy_backward, fy_forward, fz_c2r, fz_r2c;      // one plane each
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> scratch;  // per thread
+  std::int64_t p_offset = 0, q_offset = 0, r_offset = 0, r_stride = 0;     // in doubles
 };
 
 DistributedFft::DistributedFft(MPI_Comm comm, std::array<std::int64_t, 3> n, const Options& options)
@@ -240,6 +249,123 @@ void DistributedFft::make_pruned_plans(const std::array<std::int64_t, 3>& kmax) 
   Kokkos::deep_copy(p->lines, Complex(0.0, 0.0));
   Kokkos::deep_copy(p->planes, Complex(0.0, 0.0));
   pruned_ = std::move(p);
+}
+
+void DistributedFft::make_fused_plans(int fields) {
+  Pruned& p = *pruned_;
+  const std::int64_t nx = n_[0], ny = n_[1], nz = n_[2], nc = nzc(), nzk = p.nzk;
+  for (auto i = static_cast<int>(p.fused.size()); i < fields; ++i)
+    p.fused.emplace_back("fft::fused_lines", nx, nzk, ny);
+  if (p.fz_c2r) return;
+  auto round64 = [](std::int64_t doubles) { return (doubles + 7) / 8 * 8; };
+  p.p_offset = 0;
+  p.q_offset = round64(2 * ny * nc);
+  p.r_offset = p.q_offset + round64(2 * ny * nc);
+  p.r_stride = round64(ny * nz);
+  const int threads = HostExecSpace().concurrency();
+  p.scratch = decltype(p.scratch)("fft::fused_planes", threads, p.r_offset + 6 * p.r_stride);
+  SpectralField spectral_scratch = make_spectral("fft::plan_spectral");
+  auto* s = reinterpret_cast<double*>(spectral_scratch.data());
+  auto* f = reinterpret_cast<double*>(p.fused[0].data());
+  double* base = p.scratch.data();
+  double *pp = base + p.p_offset, *qq = base + p.q_offset, *rr = base + p.r_offset;
+  const std::int64_t fxy = ny * nzk;  // distance between x planes of F
+  for (int q = 0; q < 2; ++q) {
+    if (p.ky_count[q] == 0) continue;
+    const std::int64_t so = 2 * p.ky_begin[q] * nx, fo = 2 * p.ky_begin[q];
+    p.fx_backward[q] = backend_->plan_strided(
+        Kind::c2c_backward, {nx, 1, fxy}, {Stride{nzk, nx * ny, ny}, Stride{p.ky_count[q], nx, 1}},
+        s + so, f + fo);
+    p.fx_forward[q] = backend_->plan_strided(
+        Kind::c2c_forward, {nx, fxy, 1}, {Stride{nzk, ny, nx * ny}, Stride{p.ky_count[q], 1, nx}},
+        f + fo, s + so);
+  }
+  p.fy_backward = backend_->plan_strided(Kind::c2c_backward, {ny, 1, nc},
+                                         {Stride{nzk, ny, 1}, Stride{}}, f, pp);
+  p.fy_forward =
+      backend_->plan_strided(Kind::c2c_forward, {ny, nc, 1}, {Stride{nzk, 1, ny}, Stride{}}, qq, f);
+  // P is scratch: its c2r may overwrite it (the planes kz > Kz are set to zero before each).
+  p.fz_c2r =
+      backend_->plan_strided(Kind::c2r, {nz, 1, 1}, {Stride{ny, nc, nz}, Stride{}}, pp, rr, false);
+  p.fz_r2c = backend_->plan_strided(Kind::r2c, {nz, 1, 1}, {Stride{ny, nz, nc}, Stride{}}, rr, qq);
+  if (!p.fy_backward || !p.fy_forward || !p.fz_c2r || !p.fz_r2c)
+    throw std::runtime_error("fft: no plans for the fused transforms");
+  for (int q = 0; q < 2; ++q)
+    if (p.ky_count[q] > 0 && (!p.fx_backward[q] || !p.fx_forward[q]))
+      throw std::runtime_error("fft: no plans for the fused transforms");
+  // Planning may have written the arrays: the entries of dropped ky of F are zero from here
+  // on (only kept ones are written, or set to zero again).
+  for (auto& a : p.fused) Kokkos::deep_copy(a, Complex(0.0, 0.0));
+  Kokkos::deep_copy(p.scratch, 0.0);
+}
+
+double DistributedFft::fused_pointwise(const SpectralField* in, int n_in, const SpectralField* out,
+                                       int n_out, const PlaneOp& op) {
+  if (!fuses() || n_in > 6 || n_out > n_in || n_out < 1)
+    throw std::logic_error("fft: fused_pointwise() called where it does not run fused");
+  Kokkos::fence();
+  Pruned& p = *pruned_;
+  make_fused_plans(n_in);
+  const std::int64_t nx = n_[0], ny = n_[1], nz = n_[2], nc = nzc(), nzk = p.nzk;
+  Kokkos::Timer t;
+  for (int f = 0; f < n_in; ++f) {
+    auto* s = reinterpret_cast<double*>(in[f].data());
+    auto* x = reinterpret_cast<double*>(p.fused[f].data());
+    for (int q = 0; q < 2; ++q)
+      if (p.fx_backward[q])
+        p.fx_backward[q]->execute(s + 2 * p.ky_begin[q] * nx, x + 2 * p.ky_begin[q]);
+  }
+  // Each host thread takes a contiguous block of x planes.
+  const int threads = static_cast<int>(p.scratch.extent(0));
+  const std::int64_t plane = 2 * ny * nzk;   // doubles per x plane of F
+  const std::int64_t tail = 2 * (nc - nzk);  // doubles of kz > Kz in a line of P
+  const std::array<std::int64_t, 2> ky_end{p.ky_begin[0] + p.ky_count[0],
+                                           p.ky_begin[1] + p.ky_count[1]};
+  double result = 0;
+  Kokkos::parallel_reduce(
+      "fft::fused_planes", Kokkos::RangePolicy<HostExecSpace>(0, threads),
+      [&](const int thread, double& best) {
+        double* base = &p.scratch(thread, 0);
+        double *pp = base + p.p_offset, *qq = base + p.q_offset;
+        double* fields[6];
+        for (int f = 0; f < n_in; ++f) fields[f] = base + p.r_offset + f * p.r_stride;
+        const std::int64_t x0 = nx * thread / threads, x1 = nx * (thread + 1) / threads;
+        for (std::int64_t x = x0; x < x1; ++x) {
+          for (int f = 0; f < n_in; ++f) {
+            p.fy_backward->execute(reinterpret_cast<double*>(p.fused[f].data()) + x * plane, pp);
+            for (std::int64_t y = 0; y < ny && tail > 0; ++y)
+              std::fill_n(pp + 2 * (y * nc + nzk), tail, 0.0);
+            p.fz_c2r->execute(pp, fields[f]);
+          }
+          const double v = op(fields, x);
+          best = v > best ? v : best;
+          for (int f = 0; f < n_out; ++f) {
+            auto* row = reinterpret_cast<double*>(p.fused[f].data()) + x * plane;
+            p.fz_r2c->execute(fields[f], qq);
+            p.fy_forward->execute(qq, row);
+            // Entries of dropped ky go back to zero for the next backward y transform.
+            for (std::int64_t kz = 0; kz < nzk; ++kz) {
+              double* line = row + 2 * kz * ny;
+              std::fill(line + 2 * ky_end[0], line + 2 * p.ky_begin[1], 0.0);
+              std::fill(line + 2 * ky_end[1], line + 2 * ny, 0.0);
+            }
+          }
+        }
+      },
+      Kokkos::Max<double>(result));
+  for (int f = 0; f < n_out; ++f) {
+    auto* x = reinterpret_cast<double*>(p.fused[f].data());
+    auto* o = reinterpret_cast<double*>(out[f].data());
+    for (int q = 0; q < 2; ++q)
+      if (p.fx_forward[q])
+        p.fx_forward[q]->execute(x + 2 * p.ky_begin[q], o + 2 * p.ky_begin[q] * nx);
+  }
+  (void)nc;
+  (void)nz;
+  stats_.fft_seconds += t.seconds();
+  stats_.backward_calls += n_in;
+  stats_.forward_calls += n_out;
+  return result;
 }
 
 DistributedFft::~DistributedFft() {

@@ -136,7 +136,8 @@ class FftwBackend final : public LocalBackend {
   }
 
   std::unique_ptr<LocalPlan> plan_strided(Kind kind, Stride line, std::array<Stride, 2> loops,
-                                          double* in, double* out) override {
+                                          double* in, double* out,
+                                          bool preserve_input = true) override {
     const std::lock_guard<std::mutex> lock(planner_mutex());
     threads_for(line.n * loops[0].n * loops[1].n);
     auto dim = [](const Stride& s) {
@@ -153,7 +154,8 @@ class FftwBackend final : public LocalBackend {
         p = fftw_plan_guru_dft_r2c(1, &d, 2, l, in, cout, flags);
         break;
       case Kind::c2r:
-        p = fftw_plan_guru_dft_c2r(1, &d, 2, l, cin, out, flags | FFTW_PRESERVE_INPUT);
+        p = fftw_plan_guru_dft_c2r(1, &d, 2, l, cin, out,
+                                   preserve_input ? flags | FFTW_PRESERVE_INPUT : flags);
         break;
       case Kind::c2c_forward:
       case Kind::c2c_backward:

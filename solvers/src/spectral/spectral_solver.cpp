@@ -237,8 +237,7 @@ SpectralSolver::SpectralSolver(Context& ctx, const io::Deck& deck)
   w_ = make_real(*fft_, "spectral::w");
   if (!rotational_) acc_ = make_real(*fft_, "spectral::acc");
   for (std::size_t s = 0; s <= rk_a_.size(); ++s)
-    decay_.emplace_back(Kokkos::ViewAllocateWithoutInitializing("spectral::decay"),
-                        modes_.extent[2], modes_.extent[1], modes_.extent[0]);
+    decay_.emplace_back("spectral::decay", modes_.extent[2], modes_.extent[1], modes_.extent[0]);
 
   set_initial_condition(deck);
   if (!adaptive_) rebuild_tables();
@@ -304,7 +303,32 @@ void SpectralSolver::nonlinear(const ks::SpectralVec& us, bool first_stage) {
   const double inv_dz = static_cast<double>(cells_[2]) / box_[2];
   double rate = 0;
   for (int c = 0; c < d; ++c) fft_->backward_truncated(us[c], u_[c]);
-  if (rotational_) {
+  if (rotational_ && d == 3 && fft_->fuses()) {
+    // One rank: the z transforms, u x omega and the y transforms run plane by plane in cache.
+    const fft::SpectralField in[6] = {om_.x, om_.y, om_.z, us.x, us.y, us.z};
+    const fft::SpectralField out[3] = {nl_.x, nl_.y, nl_.z};
+    const std::int64_t points = cells_[1] * cells_[2];
+    rate = fft_->fused_pointwise(in, 6, out, 3, [=](double* const* f, std::int64_t) {
+      double* __restrict wx = f[0];
+      double* __restrict wy = f[1];
+      double* __restrict wz = f[2];
+      const double* __restrict ux = f[3];
+      const double* __restrict uy = f[4];
+      const double* __restrict uz = f[5];
+      double r = 0;
+      for (std::int64_t i = 0; i < points; ++i) {
+        const double u[3] = {ux[i], uy[i], uz[i]};
+        double w[3] = {wx[i], wy[i], wz[i]};
+        const double c = ks::cross_point(u, w, inv_dx, inv_dy, inv_dz);
+        wx[i] = w[0];
+        wy[i] = w[1];
+        wz[i] = w[2];
+        r = c > r ? c : r;
+      }
+      return r;
+    });
+    forcing_.factor = inv_n;
+  } else if (rotational_) {
     if (d == 2) {
       fft_->backward_truncated(om_.z, w_.z);
     } else {

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -115,6 +116,19 @@ class DistributedFft {
   /// the lines of modes that lie wholly outside it; the others are read). Collective.
   void backward_truncated(const SpectralField& in, const RealField& out);
 
+  /// A pointwise operation on the real points of one x plane inside fused_pointwise():
+  /// `fields[f]` is field f's plane (Ny lines of Nz points, z fastest); it writes its results
+  /// over the first fields and returns a value to take the maximum of over the planes.
+  using PlaneOp = std::function<double(double* const* fields, std::int64_t x)>;
+  /// Whether fused_pointwise() runs fused here (one rank with pruned plans, 3D).
+  [[nodiscard]] bool fuses() const noexcept { return pruned_ != nullptr && n_[2] > 1; }
+  /// out[f] = forward_truncated(op(backward_truncated(in)))[f] for f < n_out, with the z
+  /// transforms, `op` and the y transforms done plane by plane in cache: the real fields are
+  /// never stored whole. Only where fuses(); n_out <= n_in <= 6. Returns the largest value `op`
+  /// returned. Collective.
+  double fused_pointwise(const SpectralField* in, int n_in, const SpectralField* out, int n_out,
+                         const PlaneOp& op);
+
   /// Seconds that `forward` r2c and `backward` c2r transforms of the whole grid take, `repeats`
   /// times over, with the library's own 3D plans of the natural layout (FFTW's
   /// fftw_plan_dft_r2c_3d and c2r_3d; this object's threads and planner): the floor a spectral
@@ -134,6 +148,8 @@ class DistributedFft {
  private:
   void run_plan(LocalPlan& plan, double* in, double* out);
   void make_pruned_plans(const std::array<std::int64_t, 3>& kmax);
+
+  void make_fused_plans(int fields);
 
   struct Pruned;  // one rank: plans that skip the lines outside the truncation box
   std::unique_ptr<Pruned> pruned_;

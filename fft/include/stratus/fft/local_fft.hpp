@@ -63,11 +63,12 @@ class LocalBackend {
   /// Strided transforms: the 1D transform along `line` for every index of the two `loops` (a
   /// loop of n = 1 is none). Strides and distances count elements of each side's type (doubles
   /// on the real side of r2c/c2r, complex values otherwise); line.n is the real length of r2c
-  /// and c2r. A c2r plan leaves its input unchanged. nullptr where the library has no such plan
-  /// (the caller then keeps its other plans). Planning arrays as for plan().
+  /// and c2r. A c2r plan leaves its input unchanged unless `preserve_input` is false. nullptr
+  /// where the library has no such plan (the caller then keeps its other plans). Planning
+  /// arrays as for plan().
   virtual std::unique_ptr<LocalPlan> plan_strided(Kind /*kind*/, Stride /*line*/,
                                                   std::array<Stride, 2> /*loops*/, double* /*in*/,
-                                                  double* /*out*/) {
+                                                  double* /*out*/, bool /*preserve_input*/ = true) {
     return nullptr;
   }
   /// The library's own 3D transform of the natural layout (real n[0] x n[1] x n[2], z fastest;

@@ -24,14 +24,17 @@ struct StageParams {
   double band_lo2 = 0, band_hi2 = 0;  ///< |k|^2 range of the linear forcing
 };
 
-/// table(iz, iy, ix) = exp(-nu |k|^2 tau) for the integrating factor over a time tau.
+/// table(iz, iy, ix) = exp(-nu |k|^2 tau) for the integrating factor over a time tau, at the
+/// modes the dealiasing keeps (the only ones the stage update reads; the others are left).
 inline void decay_table(const Modes& m, double nu, double tau, const ModeTable& table) {
   Kokkos::parallel_for(
       "spectral::decay_table", mode_range(m),
       KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
         std::int64_t mm[3];
         double k[3];
-        m.mode_and_wavevector(iz, iy, ix, mm, k);
+        m.modes(iz, iy, ix, mm);
+        if (!m.kept(mm)) return;
+        m.wavevector(mm, k);
         table(iz, iy, ix) = kmath::exp(-nu * (k[0] * k[0] + k[1] * k[1] + k[2] * k[2]) * tau);
       });
 }
@@ -69,6 +72,17 @@ inline double prepare_stage(const Modes& m, const SpectralVec& u, const Spectral
   return band;
 }
 
+/// u x omega at one point, written over om; returns |u_x|/dx + |u_y|/dy + |u_z|/dz there (the
+/// advective CFL rate).
+KOKKOS_INLINE_FUNCTION double cross_point(const double u[3], double om[3], double inv_dx,
+                                          double inv_dy, double inv_dz) {
+  const double wx = om[0], wy = om[1], wz = om[2];
+  om[0] = u[1] * wz - u[2] * wy;
+  om[1] = u[2] * wx - u[0] * wz;
+  om[2] = u[0] * wy - u[1] * wx;
+  return kmath::fabs(u[0]) * inv_dx + kmath::fabs(u[1]) * inv_dy + kmath::fabs(u[2]) * inv_dz;
+}
+
 /// u x omega at every point, written over omega; returns max(|u|/dx + |v|/dy + |w|/dz), the
 /// advective CFL rate. `dims` = 2: u_z = omega_x = omega_y = 0 (only omega_z is read).
 inline double cross_product(const RealVec& u, const RealVec& om, int dims, double inv_dx,
@@ -86,13 +100,12 @@ inline double cross_product(const RealVec& u, const RealVec& om, int dims, doubl
           r = c > r ? c : r;
           return;
         }
-        const double uz = u.z(i, j, k);
-        const double wx = om.x(i, j, k), wy = om.y(i, j, k), wz = om.z(i, j, k);
-        om.x(i, j, k) = uy * wz - uz * wy;
-        om.y(i, j, k) = uz * wx - ux * wz;
-        om.z(i, j, k) = ux * wy - uy * wx;
-        const double c =
-            kmath::fabs(ux) * inv_dx + kmath::fabs(uy) * inv_dy + kmath::fabs(uz) * inv_dz;
+        const double uu[3] = {ux, uy, u.z(i, j, k)};
+        double w[3] = {om.x(i, j, k), om.y(i, j, k), om.z(i, j, k)};
+        const double c = cross_point(uu, w, inv_dx, inv_dy, inv_dz);
+        om.x(i, j, k) = w[0];
+        om.y(i, j, k) = w[1];
+        om.z(i, j, k) = w[2];
         r = c > r ? c : r;
       },
       Kokkos::Max<double>(rate));
