@@ -5,6 +5,7 @@
 #include "stratus/core/kokkos_compat.hpp"
 #include "stratus/core/types.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace stratus::kernels::spectral {
@@ -83,6 +84,49 @@ inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> line_range(std::int6
   if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible)
     return Policy({0, 0, 0}, {n0, n1, n2}, {1, 1, n2 > 0 ? n2 : 1});
   return Policy({0, 0, 0}, {n0, n1, n2});
+}
+
+/// The modes of a rank's block that the dealiasing keeps (|m| <= (N - 1) / q on every axis, see
+/// Modes::kept), as a dense index range (jz, jy, jx): along each axis one or two runs of stored
+/// indices (the modes 0, 1, ... and, along x and y, the negative ones stored at the end).
+struct KeptModes {
+  Kokkos::Array<std::int64_t, 3> extent{};  ///< kept entries along x, y, z
+  Kokkos::Array<std::int64_t, 3> first{};   ///< stored index of the first run
+  Kokkos::Array<std::int64_t, 3> run{};     ///< length of the first run
+  Kokkos::Array<std::int64_t, 3> second{};  ///< stored index of the second run
+  /// Stored index along axis a of kept entry j.
+  KOKKOS_INLINE_FUNCTION std::int64_t stored(int a, std::int64_t j) const {
+    return j < run[a] ? first[a] + j : second[a] + (j - run[a]);
+  }
+};
+
+inline KeptModes kept_modes(const Modes& m) {
+  KeptModes k;
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t kmax = (m.n[a] - 1) / m.dealias_q;
+    const std::int64_t b = m.begin[a], e = m.begin[a] + m.extent[a];
+    const std::int64_t first_end = std::max(b, std::min(e, kmax + 1));
+    // kz >= 0 is stored as itself: no negative run.
+    std::int64_t second = a == 2 ? e : std::max(b, std::max(m.n[a] - kmax, kmax + 1));
+    if (second > e) second = e;
+    k.first[a] = 0;
+    k.run[a] = first_end - b;
+    k.second[a] = second - b;
+    k.extent[a] = k.run[a] + (e - second);
+  }
+  return k;
+}
+
+/// Every mode of this rank's block in the form of KeptModes (one run per axis).
+inline KeptModes every_mode(const Modes& m) {
+  KeptModes k;
+  for (int a = 0; a < 3; ++a) k.extent[a] = k.run[a] = k.second[a] = m.extent[a];
+  return k;
+}
+
+/// Range over the kept modes of this rank as (jz, jy, jx) of KeptModes.
+inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> kept_range(const KeptModes& k) {
+  return line_range(k.extent[2], k.extent[1], k.extent[0]);
 }
 
 /// Range over this rank's modes as (iz, iy, ix).

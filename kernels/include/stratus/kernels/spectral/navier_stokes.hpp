@@ -27,14 +27,15 @@ struct StageParams {
 /// table(iz, iy, ix) = exp(-nu |k|^2 tau) for the integrating factor over a time tau, at the
 /// modes the dealiasing keeps (the only ones the stage update reads; the others are left).
 inline void decay_table(const Modes& m, double nu, double tau, const ModeTable& table) {
+  const KeptModes kept = kept_modes(m);
   Kokkos::parallel_for(
-      "spectral::decay_table", mode_range(m),
-      KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix) {
+      "spectral::decay_table", kept_range(kept),
+      KOKKOS_LAMBDA(const std::int64_t jz, const std::int64_t jy, const std::int64_t jx) {
+        const std::int64_t iz = kept.stored(2, jz), iy = kept.stored(1, jy),
+                           ix = kept.stored(0, jx);
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        if (!m.kept(mm)) return;
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         table(iz, iy, ix) = kmath::exp(-nu * (k[0] * k[0] + k[1] * k[1] + k[2] * k[2]) * tau);
       });
 }
@@ -47,15 +48,16 @@ inline double prepare_stage(const Modes& m, const SpectralVec& u, const Spectral
                             bool vorticity, double band_lo2, double band_hi2,
                             bool skip_dropped = true) {
   double band = 0;
+  const KeptModes kept = skip_dropped ? kept_modes(m) : every_mode(m);
   Kokkos::parallel_reduce(
-      "spectral::prepare_stage", mode_range(m),
-      KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix,
+      "spectral::prepare_stage", kept_range(kept),
+      KOKKOS_LAMBDA(const std::int64_t jz, const std::int64_t jy, const std::int64_t jx,
                     double& e) {
+        const std::int64_t iz = kept.stored(2, jz), iy = kept.stored(1, jy),
+                           ix = kept.stored(0, jx);
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
-        if (skip_dropped && !m.kept(mm)) return;
-        m.wavevector(mm, k);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const Complex a[3] = {u.x(iz, iy, ix), u.y(iz, iy, ix), u.z(iz, iy, ix)};
         if (vorticity) {
           Complex w[3];
@@ -139,16 +141,17 @@ inline double stage_update(const Modes& m, const StageParams p, const SpectralVe
                            const SpectralVec& u_next, const SpectralVec& om,
                            const ModeTable& e_stage, const ModeTable& e_next) {
   double band = 0;
+  const KeptModes kept = kept_modes(m);
   Kokkos::parallel_reduce(
-      "spectral::stage_update", mode_range(m),
-      KOKKOS_LAMBDA(const std::int64_t iz, const std::int64_t iy, const std::int64_t ix,
+      "spectral::stage_update", kept_range(kept),
+      KOKKOS_LAMBDA(const std::int64_t jz, const std::int64_t jy, const std::int64_t jx,
                     double& e) {
+        const std::int64_t iz = kept.stored(2, jz), iy = kept.stored(1, jy),
+                           ix = kept.stored(0, jx);
         std::int64_t mm[3];
         double k[3];
-        m.modes(iz, iy, ix, mm);
+        m.mode_and_wavevector(iz, iy, ix, mm, k);
         const Complex zero(0.0, 0.0);
-        if (!m.kept(mm)) return;
-        m.wavevector(mm, k);
         const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
         Complex r[3] = {p.factor * nl.x(iz, iy, ix), p.factor * nl.y(iz, iy, ix),
                         p.factor * nl.z(iz, iy, ix)};
