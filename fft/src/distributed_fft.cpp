@@ -217,13 +217,15 @@ void DistributedFft::make_pruned_plans(const std::array<std::int64_t, 3>& kmax) 
   const std::int64_t high_begin = std::max(ny - kmax[1], low_end);
   p->ky_begin = {0, high_begin};
   p->ky_count = {low_end, ny - high_begin};
-  p->lines = SpectralField("fft::pruned_x", nx, ny, nc);
+  // X is made by the first truncated backward (a fused solver never needs it); Y serves as
+  // the copy of the whole c2r too.
   p->planes = SpectralField("fft::pruned_y", nx, ny, nc);
+  SpectralField lines_for_planning("fft::pruned_x", nx, ny, nc);
   RealField real_scratch = make_real("fft::plan_real");
   SpectralField spectral_scratch = make_spectral("fft::plan_spectral");
   auto* r = real_scratch.data();
   auto* s = reinterpret_cast<double*>(spectral_scratch.data());
-  auto* x = reinterpret_cast<double*>(p->lines.data());
+  auto* x = reinterpret_cast<double*>(lines_for_planning.data());
   auto* y = reinterpret_cast<double*>(p->planes.data());
   const std::int64_t xy = ny * nc;  // distance between x planes of X and Y
   for (int q = 0; q < 2; ++q) {
@@ -245,8 +247,7 @@ void DistributedFft::make_pruned_plans(const std::array<std::int64_t, 3>& kmax) 
   p->z_r2c =
       backend_->plan_strided(Kind::r2c, {nz, 1, 1}, {Stride{nx * ny, nz, nc}, Stride{}}, r, y);
   if (!p->y_backward || !p->y_forward || !p->z_c2r || !p->z_r2c) return;
-  // Planning may have written the scratch arrays: every line of X and Y starts at zero.
-  Kokkos::deep_copy(p->lines, Complex(0.0, 0.0));
+  // Planning may have written the scratch arrays: every line of Y starts at zero (X too).
   Kokkos::deep_copy(p->planes, Complex(0.0, 0.0));
   pruned_ = std::move(p);
 }
@@ -493,6 +494,7 @@ void DistributedFft::backward_truncated(const SpectralField& in, const RealField
   }
   Kokkos::fence();
   Pruned& p = *pruned_;
+  if (p.lines.size() == 0) p.lines = SpectralField("fft::pruned_x", n_[0], n_[1], nzc());
   auto* s = reinterpret_cast<double*>(in.data());
   auto* x = reinterpret_cast<double*>(p.lines.data());
   auto* y = reinterpret_cast<double*>(p.planes.data());

@@ -118,9 +118,12 @@ void read_initial(const io::Deck& deck, SpectralConfig& c) {
 }  // namespace
 
 MemoryNeed SpectralConfig::memory() const {
-  // Six 3-component spectral fields of at least n/2 complex values per axis line, two of reals.
-  return memory_of({n[0], n[1], n[2]}, 6 * 3 * 8 + 2 * 3 * 8, "spectral.points", "grid points",
-                   "6 spectral and 2 grid velocity-sized fields");
+  // Six 3-component spectral fields of at least n/2 complex values per axis line, two of reals,
+  // and the transforms' scratch: about five spectral scalars (on one rank, the fused nonlinear
+  // term's six arrays of the kept kz planes and the truncated transforms' copy; on several, the
+  // three arrays between transposes).
+  return memory_of({n[0], n[1], n[2]}, 6 * 3 * 8 + 2 * 3 * 8 + 5 * 8, "spectral.points",
+                   "grid points", "6 spectral and 2 grid velocity-sized fields, transform scratch");
 }
 
 SpectralConfig SpectralConfig::from(const io::Deck& deck) {
