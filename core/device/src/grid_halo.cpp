@@ -52,22 +52,52 @@ Slab face_slab(const std::array<std::int64_t, 3>& n, const std::array<int, 3>& g
   return s;
 }
 
+using SlabPolicy =
+    Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
+
+// One point per (field, cell of the slab): no integer division per element (four 64-bit
+// divisions an element made packing dearer than the copy itself). On host back-ends a tile is
+// one whole row along the last axis (the default tiles there are a few cells: the loop
+// overhead cost more than the copy).
+SlabPolicy slab_policy(int nf, const Slab& slab) {
+  const std::int64_t m0 = slab.size[0], m1 = slab.size[1], m2 = slab.size[2];
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, DevMemSpace>::accessible)
+    return SlabPolicy({0, 0, 0, 0}, {static_cast<std::int64_t>(nf), m0, m1, m2}, {1, 1, 1, m2});
+  return SlabPolicy({0, 0, 0, 0}, {static_cast<std::int64_t>(nf), m0, m1, m2});
+}
+
+// Copies `from` into `to` (slabs of the same size) in every field of the pointer table: the
+// ghosts of a face from the opposite interior layers, on an axis where the rank is its own
+// neighbour.
+void copy_within(const Slab& from, const Slab& to,
+                 const Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>& table, int nf,
+                 const std::array<std::int64_t, 3>& stride) {
+  const std::int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
+  const std::int64_t shift = (to.begin[0] - from.begin[0]) * s0 +
+                             (to.begin[1] - from.begin[1]) * s1 +
+                             (to.begin[2] - from.begin[2]) * s2;
+  const std::int64_t b0 = from.begin[0], b1 = from.begin[1], b2 = from.begin[2];
+  if (from.cells() == 0 || nf == 0) return;
+  Kokkos::parallel_for(
+      "stratus::GridHalo::copy_within", slab_policy(nf, from),
+      KOKKOS_LAMBDA(const std::int64_t f, const std::int64_t i, const std::int64_t j,
+                    const std::int64_t k) {
+        Real* cell = table(f).data + (b0 + i) * s0 + (b1 + j) * s1 + (b2 + k) * s2;
+        cell[shift] = *cell;
+      });
+}
+
 // Copies between a face buffer and `slab` of every field of the pointer table, with one kernel
 // over all fields: pack (fields to buffer) or unpack (buffer to fields).
 void copy_slab(const Slab& slab, const Kokkos::View<Real*, DevMemSpace>& buf,
                const Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>& table, int nf,
                const std::array<std::int64_t, 3>& stride, bool pack) {
-  // One point per (field, cell of the slab): no integer division per element (the slab is
-  // small, but four 64-bit divisions an element made packing dearer than the copy itself).
-  using Policy =
-      Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<4>, Kokkos::IndexType<std::int64_t>>;
   const std::int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
   const std::int64_t b0 = slab.begin[0], b1 = slab.begin[1], b2 = slab.begin[2];
   const std::int64_t m0 = slab.size[0], m1 = slab.size[1], m2 = slab.size[2];
   if (slab.cells() == 0 || nf == 0) return;
   Kokkos::parallel_for(
-      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack",
-      Policy({0, 0, 0, 0}, {static_cast<std::int64_t>(nf), m0, m1, m2}),
+      pack ? "stratus::GridHalo::pack" : "stratus::GridHalo::unpack", slab_policy(nf, slab),
       KOKKOS_LAMBDA(const std::int64_t f, const std::int64_t i, const std::int64_t j,
                     const std::int64_t k) {
         const std::int64_t idx = ((f * m0 + i) * m1 + j) * m2 + k;
@@ -103,6 +133,8 @@ GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64
           ghost_[a] == 0 ? MPI_PROC_NULL : decomposition.neighbor(a, side == 0 ? -1 : 1);
     }
     const bool exchanges = neighbor_[a][0] != MPI_PROC_NULL || neighbor_[a][1] != MPI_PROC_NULL;
+    self_[a] = ghost_[a] > 0 && neighbor_[a][0] == decomposition.rank() &&
+               neighbor_[a][1] == decomposition.rank();
     // A neighbour's ghosts come from our interior layers: we need at least g of them.
     require(!exchanges || ghost_[a] <= local_extent[a],
             fmt::format("GridHalo: ghost width {} exceeds the {} local cells along {}", ghost_[a],
@@ -114,7 +146,7 @@ GridHalo::GridHalo(const CartDecomposition& decomposition, std::array<std::int64
   // Buffers only for faces that talk to a rank, sized for max_fields fields.
   for (int a = 0; a < 3; ++a) {
     for (int side = 0; side < 2; ++side) {
-      if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+      if (neighbor_[a][side] == MPI_PROC_NULL || self_[a]) continue;
       const std::int64_t count = face_slab(extent_, ghost_, a, side, true).cells() * max_fields_;
       require(count <= INT_MAX,
               fmt::format("GridHalo: a face of {} values is too large for one MPI message", count));
@@ -204,6 +236,14 @@ void GridHalo::post_axis(int a) {
   posted_axis_ = a;
   requests_.fill(MPI_REQUEST_NULL);
   count_ = {0, 0};
+  if (self_[a]) {
+    // Our low ghosts are our high interior layers (what the low neighbour, ourselves, would
+    // send travelling +1), and the other way round.
+    for (int side = 0; side < 2; ++side)
+      copy_within(face_slab(extent_, ghost_, a, 1 - side, true),
+                  face_slab(extent_, ghost_, a, side, false), field_ptrs_, nf_, stride_);
+    return;
+  }
   const int nf = nf_;
   const MPI_Comm comm = decomposition_.comm();
   for (int side = 0; side < 2; ++side) {
@@ -233,7 +273,7 @@ void GridHalo::complete_axis(int a) {
   posted_axis_ = -1;
   // Unpack the received ghost layers; faces at a wall keep what the solver put there.
   for (int side = 0; side < 2; ++side) {
-    if (neighbor_[a][side] == MPI_PROC_NULL) continue;
+    if (neighbor_[a][side] == MPI_PROC_NULL || self_[a]) continue;
     recv_[a][side].from_mpi(0, static_cast<std::size_t>(count_[side]));
     copy_slab(face_slab(extent_, ghost_, a, side, false), recv_[a][side].device(), field_ptrs_, nf_,
               stride_, false);

@@ -31,7 +31,9 @@ struct HaloFieldPointer {
 /// are left untouched: the solver applies its boundary condition there.
 ///
 /// All fields of one call are packed into one buffer per face by one kernel; buffers live on
-/// the device, and MPI reads them there or through host copies, as `transport` says.
+/// the device, and MPI reads them there or through host copies, as `transport` says. Along an
+/// axis where the rank is its own neighbour on both sides, one kernel per face copies the
+/// opposite interior layers into the ghosts directly.
 ///
 /// Ghost widths may differ per axis; an axis of width 0 has no ghosts and is never exchanged
 /// (1D and 2D grids are 3D grids of extent 1 and width 0 in the unused axes). The exchange is
@@ -87,6 +89,9 @@ class GridHalo {
   std::array<std::array<MpiBuffer<Real>, 2>, 3> send_, recv_;
   // neighbour rank per axis and side (MPI_PROC_NULL at a non-periodic wall)
   std::array<std::array<int, 2>, 3> neighbor_{};
+  // axes on which this rank is its own neighbour on both sides (periodic, one rank along it):
+  // ghosts are copied from the opposite interior layers, with no buffer and no message
+  std::array<bool, 3> self_{};
   // table of the data pointers of the fields of the last exchange, on the device and the host
   Kokkos::View<detail::HaloFieldPointer*, DevMemSpace> field_ptrs_;
   HostMirrorOf<Kokkos::View<detail::HaloFieldPointer*, DevMemSpace>> field_ptrs_host_;
