@@ -56,50 +56,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 # shellcheck source=lib/euler_blast.sh
 . "$here/bench/lib/euler_blast.sh"
 
-# athinput NLIM TLIM RANKS: the input file (no outputs; the mesh split along x3 over the ranks).
-athinput() {
-  local mb3=$((cells / $3))
-  cat <<ATH
-<job>
-problem_id = blast
-<time>
-cfl_number = $cfl_athena
-nlim       = $1
-tlim       = $2
-integrator = $integrator
-xorder     = $xorder
-ncycle_out = 1000000
-<mesh>
-nx1 = $cells
-x1min = -0.5
-x1max = 0.5
-ix1_bc = periodic
-ox1_bc = periodic
-nx2 = $cells
-x2min = -0.5
-x2max = 0.5
-ix2_bc = periodic
-ox2_bc = periodic
-nx3 = $cells
-x3min = -0.5
-x3max = 0.5
-ix3_bc = periodic
-ox3_bc = periodic
-<meshblock>
-nx1 = $cells
-nx2 = $cells
-nx3 = $mb3
-<hydro>
-gamma = 1.666666666666667
-<problem>
-compute_error = false
-pamb   = 0.1
-prat   = 100.
-radius = 0.1
-ATH
-}
-
-
 # run_athena RANKS NLIM TLIM: "wall_seconds cycles own_rate": the whole job's wall time (set-up
 # included, as for Stratus) and the zone-cycles per CPU second Athena++ reports for its loop
 run_athena() {
