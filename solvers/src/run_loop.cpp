@@ -646,6 +646,8 @@ void Driver::run(std::int64_t resumed_at) {
     const bool by_steps = policy_.every > 0 && step % policy_.every == 0;
     const bool due =
         by_steps || agreed.interval_elapsed || (last && policy_.at_end) || stop_reason != nullptr;
+    // No step follows: lists and bins go before the last checkpoint's buffers come.
+    if (last || stop_reason != nullptr) solver_.release_step_scratch();
     if (due && step != last_checkpoint_step_) {
       // A write may take long (and wait for the copy of the previous one): 10 x their costs.
       watchdog_.beat(step, 10.0 * (write_estimate() + flush_estimate()));

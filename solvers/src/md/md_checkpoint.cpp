@@ -205,18 +205,7 @@ void MdSolver::place_restored(const io::CheckpointReader& in, io::ParticleColumn
     for (int i = 0; i < n; ++i)
       for (int d = 0; d < 3; ++d) xbh(i, d) = xb[3 * order[i] + d];
     Kokkos::deep_copy(x_at_build_, xbh);
-    kernels::md::Vectors current("md::x_current", n);
-    const auto owned = std::make_pair(0, n);
-    Kokkos::deep_copy(current, Kokkos::subview(atoms_.x, owned, Kokkos::ALL));
-    Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL),
-                      Kokkos::subview(x_at_build_, owned, Kokkos::ALL));
-    // In the box of that build (a barostat's box has moved since).
-    const Box now = box_;
-    if (barostat_) set_box(box_at_build_);
-    build_ghosts_and_list();
-    if (barostat_) set_box(now);
-    Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL), current);
-    exchange_->update_ghosts(atoms_);
+    rebuild_list_as_built();
   } else {
     rebuild();  // migrates (wraps positions), builds ghosts and list, snapshots positions
   }

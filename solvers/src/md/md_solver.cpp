@@ -316,9 +316,35 @@ void MdSolver::build_ghosts_and_list() {
     topology_->build(atoms_, natoms_, step_, ctx_.comm());
   }
   if (constraints_) constraints_->build(atoms_, *topology_, step_, ctx_.comm());
+  lists_released_ = false;
+}
+
+void MdSolver::rebuild_list_as_built() {
+  const int n = atoms_.nlocal;
+  kernels::md::Vectors current("md::x_current", n);
+  const auto owned = std::make_pair(0, n);
+  Kokkos::deep_copy(current, Kokkos::subview(atoms_.x, owned, Kokkos::ALL));
+  Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL),
+                    Kokkos::subview(x_at_build_, owned, Kokkos::ALL));
+  // In the box of that build (a barostat's box has moved since).
+  const Box now = box_;
+  if (barostat_) set_box(box_at_build_);
+  build_ghosts_and_list();
+  if (barostat_) set_box(now);
+  Kokkos::deep_copy(Kokkos::subview(atoms_.x, owned, Kokkos::ALL), current);
+  exchange_->update_ghosts(atoms_);
+}
+
+void MdSolver::release_step_scratch() {
+  neighbor_builder_.release();
+  neighbors_ = kmd::NeighborList{};
+  clusters_double_.release();
+  clusters_mixed_.release();
+  lists_released_ = true;
 }
 
 void MdSolver::compute_forces(bool with_energy, ForceStage stage) {
+  if (lists_released_) rebuild_list_as_built();
   auto t = ctx_.timers().scope("md: pair", Phase::compute);
   const auto& x = atoms_.x;
   const auto& type = atoms_.type;

@@ -62,6 +62,11 @@ class Solver {
     double cost_span = 1;                 ///< the cost estimate is per this much simulated time
   };
   [[nodiscard]] virtual TimeUnits time_units() const { return {}; }
+  /// The run's last step is done (run.steps reached, or a stop): frees what only a next step
+  /// would use (neighbour lists, bins), so that the end-of-run checkpoint's buffers do not add
+  /// to the process's peak memory. The state stays whole; a solver asked for a step or forces
+  /// afterwards makes what it freed again, as it was.
+  virtual void release_step_scratch() {}
 };
 
 /// How `stratus run` was asked to start and stop (command-line options).

@@ -250,6 +250,15 @@ class ClusterPairs {
     return r;
   }
 
+ public:
+  /// Frees the clusters, the list and the sort's scratch (the next build makes them again).
+  void release() {
+    c_ = {};
+    list_ = {};
+    sort_ = {};
+  }
+
+ private:
   template <class View>
   static void grow(View& v, int n, const char* label) {
     if (static_cast<int>(v.extent(0)) < n)

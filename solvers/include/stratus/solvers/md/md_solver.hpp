@@ -78,6 +78,7 @@ class MdSolver : public Solver {
   void declare_outputs(OutputDescriptor& outputs) override;
   // md_checkpoint.cpp
   void declare_state(StateDescriptor& state) override;
+  void release_step_scratch() override;
 
   /// Advances one step. Collective.
   void step();
@@ -129,6 +130,10 @@ class MdSolver : public Solver {
   void rebuild();
   /// Ghosts and neighbour list of the current owned atoms (no migration).
   void build_ghosts_and_list();
+  /// Ghosts and list exactly as the last build made them (from x_at_build_, in the box of that
+  /// build), then the ghosts of the current positions: a restore on the same layout, and the
+  /// lists again after release_step_scratch().
+  void rebuild_list_as_built();
   /// The thermo CSV has the potential's terms (a topology or charges).
   [[nodiscard]] bool molecular_columns() const {
     return (topology_ && topology_->active()) || config_.pair.charged();
@@ -199,6 +204,7 @@ class MdSolver : public Solver {
   ClusterPairs<float> clusters_mixed_;    ///< md.neighbor.list = cluster, md.precision = mixed
   std::optional<LJFactors> cluster_lj_;   ///< lj/cut/coul/long's LJ factors, when they exist
   kernels::md::Vectors x_at_build_{"md::x_at_build", 0};
+  bool lists_released_ = false;  ///< release_step_scratch() freed the lists and bins
   int ntypes_ = 1;
   std::int64_t natoms_ = 0;
   double dt_ = 0;

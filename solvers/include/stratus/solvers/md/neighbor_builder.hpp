@@ -39,6 +39,11 @@ class NeighborBuilder {
   /// Sorts atoms [0, nall) into bins for a search within `cutoff` (binned() then holds them).
   void bin(const Vectors& x, const Ids& id, int nall, Real cutoff);
   [[nodiscard]] const kernels::md::BinnedAtoms& binned() const noexcept { return binned_; }
+  /// Frees the bins and scratch (the next build makes them again).
+  void release() {
+    binned_ = empty_bins();
+    keys_ = decltype(keys_)("md::neigh_keys", 0, 0);
+  }
 
  private:
   /// Sizes `list` for nlocal atoms; false when there is none (nothing to bin).
@@ -50,13 +55,17 @@ class NeighborBuilder {
   /// Room for `values` entries; the old rows are released first (their contents are lost).
   static void reallocate_entries(NeighborList& list, std::size_t values);
 
-  kernels::md::BinnedAtoms binned_{{},
-                                   Kokkos::View<int*, DevMemSpace>("md::bin_count", 0),
-                                   Kokkos::View<int*, DevMemSpace>("md::bin_start", 0),
-                                   Kokkos::View<int*, DevMemSpace>("md::atom_bin", 0),
-                                   Kokkos::View<int*, DevMemSpace>("md::bin_atoms", 0),
-                                   kernels::md::SlotPositions("md::x_binned", 0),
-                                   Ids("md::id_binned", 0)};
+  static kernels::md::BinnedAtoms empty_bins() {
+    return {{},
+            Kokkos::View<int*, DevMemSpace>("md::bin_count", 0),
+            Kokkos::View<int*, DevMemSpace>("md::bin_start", 0),
+            Kokkos::View<int*, DevMemSpace>("md::atom_bin", 0),
+            Kokkos::View<int*, DevMemSpace>("md::bin_atoms", 0),
+            kernels::md::SlotPositions("md::x_binned", 0),
+            Ids("md::id_binned", 0)};
+  }
+
+  kernels::md::BinnedAtoms binned_ = empty_bins();
   Kokkos::View<GlobalId**, Kokkos::LayoutRight, DevMemSpace> keys_{"md::neigh_keys", 0, 0};
 };
 
