@@ -23,22 +23,19 @@ stratus="${STRATUS:-$here/build/apps/stratus}"
 athena="${ATHENA:-}"
 cells="${CELLS:-128}"
 nlim="${NLIM:-12}"
-cfl_athena=0.3
+# shellcheck disable=SC2034  # cfl_athena and xorder are read by athinput (bench/lib)
+cfl_athena=0.3 xorder=2
 cfl_stratus=0.8
 integrator=rk2
-xorder=2
 python=/usr/bin/python3
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
 command -v perf >/dev/null || { echo "euler_profile: no perf (apt-get install linux-perf)" >&2; exit 2; }
-if [ -z "$athena" ] || [ ! -x "$athena" ]; then
-  echo "euler_profile: no Athena++ binary (ATHENA='$athena'); see bench/euler_vs_athena.sh" >&2
-  exit 2
-fi
+# shellcheck source=lib/euler_blast.sh
+. "$here/bench/lib/euler_blast.sh"
+need_athena euler_profile
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false
-# shellcheck source=lib/euler_blast.sh
-. "$here/bench/lib/euler_blast.sh"
 
 athinput "$nlim" 1.0 1 >"$work/athinput"
 mkdir -p "$work/ath"

@@ -44,17 +44,13 @@ case "$scheme" in
 esac
 python=/usr/bin/python3
 [ -x "$stratus" ] || { echo "no stratus at $stratus: run tools/setup.sh" >&2; exit 2; }
-if [ -z "$athena" ] || [ ! -x "$athena" ]; then
-  echo "euler_vs_athena: no Athena++ binary (ATHENA='$athena'). Athena++ is not packaged: build it" >&2
-  echo "outside this repository (configure.py --prob blast --flux hllc -mpi; make) and set ATHENA." >&2
-  exit 2
-fi
+# shellcheck source=lib/euler_blast.sh
+. "$here/bench/lib/euler_blast.sh"
+need_athena euler_vs_athena
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false
-# shellcheck source=lib/euler_blast.sh
-. "$here/bench/lib/euler_blast.sh"
 
 # run_athena RANKS NLIM TLIM: "wall_seconds cycles own_rate": the whole job's wall time (set-up
 # included, as for Stratus) and the zone-cycles per CPU second Athena++ reports for its loop

@@ -80,3 +80,12 @@ prat   = 100.
 radius = 0.1
 ATH
 }
+
+# need_athena SCRIPT: exits 2, naming the calling script, unless $athena is an executable.
+need_athena() {
+  if [ -z "$athena" ] || [ ! -x "$athena" ]; then
+    echo "$1: no Athena++ binary (ATHENA='$athena'). Athena++ is not packaged: build it" >&2
+    echo "outside this repository (configure.py --prob blast --flux hllc -mpi; make) and set ATHENA." >&2
+    exit 2
+  fi
+}
