@@ -140,9 +140,10 @@ void declare_numerics_and_output(Schema& schema) {
       .set_default(std::string("measure"));
   x.add_string("plans",
                "auto: on one rank, whole 3D transforms with no transpose where the library has "
-               "them (FFTW); lines: batched 1D transforms and transposes at any rank count, the "
-               "only form before 2026-12-06 (it reproduces runs of earlier versions bit for "
-               "bit).")
+               "them (FFTW), and the step's transforms skip the lines of dealiased modes, with "
+               "u x omega formed between them plane by plane; lines: batched 1D transforms and "
+               "transposes at any rank count, the only form before 2026-12-06 (it reproduces "
+               "runs of earlier versions bit for bit with one thread per rank).")
       .one_of({"auto", "lines"})
       .set_default(std::string("auto"));
 
