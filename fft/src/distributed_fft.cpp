@@ -247,7 +247,7 @@ void DistributedFft::make_pruned_plans(const std::array<std::int64_t, 3>& kmax) 
   p->z_r2c =
       backend_->plan_strided(Kind::r2c, {nz, 1, 1}, {Stride{nx * ny, nz, nc}, Stride{}}, r, y);
   if (!p->y_backward || !p->y_forward || !p->z_c2r || !p->z_r2c) return;
-  // Planning may have written the scratch arrays: every line of Y starts at zero (X too).
+  // Planning may have written Y: every line of it starts at zero (X, made on first use, too).
   Kokkos::deep_copy(p->planes, Complex(0.0, 0.0));
   pruned_ = std::move(p);
 }
@@ -307,7 +307,7 @@ double DistributedFft::fused_pointwise(const SpectralField* in, int n_in, const 
   Kokkos::fence();
   Pruned& p = *pruned_;
   make_fused_plans(n_in);
-  const std::int64_t nx = n_[0], ny = n_[1], nz = n_[2], nc = nzc(), nzk = p.nzk;
+  const std::int64_t nx = n_[0], ny = n_[1], nc = nzc(), nzk = p.nzk;
   Kokkos::Timer t;
   for (int f = 0; f < n_in; ++f) {
     auto* s = reinterpret_cast<double*>(in[f].data());
@@ -361,8 +361,6 @@ double DistributedFft::fused_pointwise(const SpectralField* in, int n_in, const 
       if (p.fx_forward[q])
         p.fx_forward[q]->execute(x + 2 * p.ky_begin[q], o + 2 * p.ky_begin[q] * nx);
   }
-  (void)nc;
-  (void)nz;
   stats_.fft_seconds += t.seconds();
   stats_.backward_calls += n_in;
   stats_.forward_calls += n_out;

@@ -305,9 +305,12 @@ void SpectralSolver::nonlinear(const ks::SpectralVec& us, bool first_stage) {
   const double inv_dy = static_cast<double>(cells_[1]) / box_[1];
   const double inv_dz = static_cast<double>(cells_[2]) / box_[2];
   double rate = 0;
-  for (int c = 0; c < d; ++c) fft_->backward_truncated(us[c], u_[c]);
-  if (rotational_ && d == 3 && fft_->fuses()) {
-    // One rank: the z transforms, u x omega and the y transforms run plane by plane in cache.
+  // One rank, 3D, rotational form: the velocity goes to the grid inside fused_pointwise.
+  const bool fused = rotational_ && d == 3 && fft_->fuses();
+  if (!fused)
+    for (int c = 0; c < d; ++c) fft_->backward_truncated(us[c], u_[c]);
+  if (fused) {
+    // The z transforms, u x omega and the y transforms run plane by plane in cache.
     const fft::SpectralField in[6] = {om_.x, om_.y, om_.z, us.x, us.y, us.z};
     const fft::SpectralField out[3] = {nl_.x, nl_.y, nl_.z};
     const std::int64_t points = cells_[1] * cells_[2];

@@ -88,15 +88,15 @@ inline Kokkos::MDRangePolicy<DevExecSpace, Kokkos::Rank<3>> line_range(std::int6
 
 /// The modes of a rank's block that the dealiasing keeps (|m| <= (N - 1) / q on every axis, see
 /// Modes::kept), as a dense index range (jz, jy, jx): along each axis one or two runs of stored
-/// indices (the modes 0, 1, ... and, along x and y, the negative ones stored at the end).
+/// indices (the modes 0, 1, ... from stored index 0 and, along x and y, the negative ones
+/// stored at the end).
 struct KeptModes {
   Kokkos::Array<std::int64_t, 3> extent{};  ///< kept entries along x, y, z
-  Kokkos::Array<std::int64_t, 3> first{};   ///< stored index of the first run
-  Kokkos::Array<std::int64_t, 3> run{};     ///< length of the first run
+  Kokkos::Array<std::int64_t, 3> run{};     ///< length of the first run (it starts at 0)
   Kokkos::Array<std::int64_t, 3> second{};  ///< stored index of the second run
   /// Stored index along axis a of kept entry j.
   KOKKOS_INLINE_FUNCTION std::int64_t stored(int a, std::int64_t j) const {
-    return j < run[a] ? first[a] + j : second[a] + (j - run[a]);
+    return j < run[a] ? j : second[a] + (j - run[a]);
   }
 };
 
@@ -109,7 +109,6 @@ inline KeptModes kept_modes(const Modes& m) {
     // kz >= 0 is stored as itself: no negative run.
     std::int64_t second = a == 2 ? e : std::max(b, std::max(m.n[a] - kmax, kmax + 1));
     if (second > e) second = e;
-    k.first[a] = 0;
     k.run[a] = first_end - b;
     k.second[a] = second - b;
     k.extent[a] = k.run[a] + (e - second);
