@@ -1,11 +1,11 @@
 // Cluster-pair lists and their force kernel (kernels/md/cluster.hpp,
 // solvers/md/cluster_builder.hpp): the atom pairs the masks select are exactly those of a half list
 // (every pair closer than the list cutoff with a local atom, once over all ranks: local pairs once,
-// local-ghost pairs under pair_is_mine), against brute force; the forces, once the ghosts' rows are
-// added to their owners, and the energy and virial equal the full-list ones to 1e-12 in double, to
-// the float's precision in mixed precision (1e-5 of the largest force, 1e-6 of the energy), with
-// one type (the uniform form) and two (the tables). The np1 runs use two threads (per-thread force
-// copies).
+// local-ghost pairs with the upper ghosts only), against brute force; the forces, once the ghosts'
+// rows are added to their owners, and the energy and virial equal the full-list ones to 1e-12 in
+// double, to the float's precision in mixed precision (1e-5 of the largest force, 1e-6 of the
+// energy), with one type (the uniform form) and two (the tables). The np1 runs use two threads
+// (per-thread force copies).
 #include "stratus/kernels/md/lj_cut.hpp"
 #include "stratus/kernels/md/pair.hpp"
 #include "stratus/solvers/md/cluster_builder.hpp"
@@ -48,13 +48,13 @@ std::multiset<std::pair<int, int>> selected_pairs(const ClusterPairs<T>& cp) {
   for (int i = 0; i < c.nlocal; ++i) {
     for (int n = start(i); n < start(i) + count(i); ++n) {
       const int j = js(n);
-      // Unmasked entries first: local clusters above i (no excluded pair here); then the
-      // masked ones, the ghosts and i itself among them. A local j is never below i.
+      // Unmasked entries first: local clusters above i and upper ghosts' clusters (no
+      // excluded pair here: every pair within the cutoff counts); then the masked one, i
+      // itself. A local j is never below i.
       if (n < start(i) + unmasked(i)) {
-        EXPECT_LT(j, c.nlocal) << "row " << i;
         EXPECT_NE(j, i) << "row " << i;
       } else {
-        EXPECT_TRUE(j >= c.nlocal || j == i) << "row " << i;
+        EXPECT_EQ(j, i) << "row " << i;
       }
       if (j < c.nlocal) {
         EXPECT_GE(j, i);
@@ -73,7 +73,8 @@ std::multiset<std::pair<int, int>> selected_pairs(const ClusterPairs<T>& cp) {
 }
 
 // The pairs a half list must hold, by brute force: (i local, j local or ghost) closer than
-// `cutoff`, a local pair once (under either atom), a local-ghost pair under pair_is_mine.
+// `cutoff`, a local pair once (under either atom), a local-ghost pair when the ghost is upper
+// (add_periodic_ghosts: the first nonzero offset of its image positive).
 std::multiset<std::pair<int, int>> expected_pairs(const HostAtoms& a, Real cutoff) {
   std::multiset<std::pair<int, int>> want;
   for (int i = 0; i < a.nlocal; ++i)
@@ -82,7 +83,7 @@ std::multiset<std::pair<int, int>> expected_pairs(const HostAtoms& a, Real cutof
       Real r2 = 0;
       for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
       if (r2 >= cutoff * cutoff) continue;
-      if (j >= a.nlocal && !pair_is_mine(a.id[i], a.id[j])) continue;
+      if (j >= a.nlocal && (j >= int(a.side.size()) || a.side[j] != kGhostUpper)) continue;
       want.insert({i, j});
     }
   return want;
@@ -100,7 +101,8 @@ std::multiset<std::pair<int, int>> canonical(const std::multiset<std::pair<int, 
 template <class T>
 void check_pairs(const HostAtoms& a, Real cutoff) {
   ClusterPairs<T> cp;
-  cp.build(to_device(a.x), to_device(a.id), to_device(a.type), a.nlocal, a.nall(), cutoff);
+  cp.build(to_device(a.x), to_device(a.id), to_device(a.type), sides_on_device(a), a.nlocal,
+           a.nall(), cutoff);
   const auto got = canonical(selected_pairs(cp), a.nlocal);
   const auto want = expected_pairs(a, cutoff);
   // Float coordinates may move a pair within 1e-6 of the cutoff across it: none is that close
@@ -144,7 +146,8 @@ TEST(MdCluster, MasksSelectTheHalfListPairs) {
 TEST(MdCluster, RowsGrow) {
   ClusterPairs<double> cp;
   const auto sparse = random_atoms(50, 10.0, 1, 45);
-  cp.build(to_device(sparse.x), to_device(sparse.id), to_device(sparse.type), 50, 50, 1.0);
+  cp.build(to_device(sparse.x), to_device(sparse.id), to_device(sparse.type),
+           sides_on_device(sparse), 50, 50, 1.0);
   auto dense = random_atoms(900, 5.0, 1, 46);
   add_periodic_ghosts(dense, 5.0, 2.0);
   check_pairs<double>(dense, 2.0);
@@ -166,8 +169,8 @@ TEST(MdCluster, WideRowsEqualNarrowRows) {
     const auto type = to_device(a.type);
     ClusterPairs<float> narrow, wide;
     narrow.limit_vector_bytes(16);
-    narrow.build(x, id, type, a.nlocal, a.nall(), cutoff);
-    wide.build(x, id, type, a.nlocal, a.nall(), cutoff);
+    narrow.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), cutoff);
+    wide.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), cutoff);
     ASSERT_EQ(wide.vector_bytes(), 64);
     const auto host = [](const auto& v) {
       return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
@@ -227,7 +230,7 @@ void compare_with_full(const HostAtoms& a, Real list_cutoff, const LJCut& pair, 
   const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff);
   ClusterPairs<T> cp;
   cp.limit_vector_bytes(vector_bytes);
-  cp.build(x, id, type, a.nlocal, a.nall(), list_cutoff);
+  cp.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), list_cutoff);
   Kokkos::deep_copy(fc, 7.0);  // the kernel must set every row itself, ghosts included
   const PairResult rc = cp.template forces<true>(pair, x, fc);
   const PairResult rc0 = cp.template forces<false>(pair, x, fc0);
@@ -340,7 +343,7 @@ TEST(MdCluster, ChargedForcesEqualFullList) {
       std::printf("no AVX2 here: the charged cluster kernel does not run\n");
       return;
     }
-    cp.build(x, id, type, a.nlocal, a.nall(), 2.8, &extra);
+    cp.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), 2.8, &extra);
     Vectors fc("fc", a.nall()), fc0("fc0", a.nall());
     Kokkos::deep_copy(fc, 7.0);  // every row set by the kernel
     const PairResult rc = cp.template forces_coul_long<true>(pair, *factors, x, fc);

@@ -8,12 +8,16 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
 namespace stratus::md_test {
 
+using kernels::md::GhostSides;
 using kernels::md::Ids;
+using kernels::md::kGhostLower;
+using kernels::md::kGhostUpper;
 using kernels::md::TypeMasses;
 using kernels::md::Types;
 using kernels::md::Vectors;
@@ -24,6 +28,9 @@ struct HostAtoms {
   std::vector<Vec3> x;
   std::vector<int> type;
   std::vector<GlobalId> id;
+  /// The ghosts' sides (kernels::md::GhostSides) as add_periodic_ghosts sets them; rows past
+  /// the end count as 0.
+  std::vector<std::uint8_t> side;
   int nlocal = 0;
   [[nodiscard]] int nall() const { return static_cast<int>(x.size()); }
 };
@@ -50,6 +57,12 @@ View to_device_1d(const std::vector<T>& h) {
 inline Types to_device(const std::vector<int>& h) { return to_device_1d<Types>(h); }
 inline Ids to_device(const std::vector<GlobalId>& h) { return to_device_1d<Ids>(h); }
 inline TypeMasses to_device(const std::vector<Real>& h) { return to_device_1d<TypeMasses>(h); }
+/// Device copy of the ghosts' sides of a, one per atom.
+inline GhostSides sides_on_device(const HostAtoms& a) {
+  std::vector<std::uint8_t> s = a.side;
+  s.resize(a.x.size(), 0);
+  return to_device_1d<GhostSides>(s);
+}
 
 /// Host copy of rows [0, n) of a device Vectors.
 inline std::vector<Vec3> to_host(const Vectors& v, int n) {
@@ -61,7 +74,8 @@ inline std::vector<Vec3> to_host(const Vectors& v, int n) {
 }
 
 /// Appends, for every local atom, its periodic images (same id and type) shifted by the box
-/// length L along any of the 26 directions that fall within `range` of the box [0, L)^3.
+/// length L along any of the 26 directions that fall within `range` of the box [0, L)^3, with
+/// their sides.
 inline void add_periodic_ghosts(HostAtoms& a, Real box, Real range) {
   const int n = a.nlocal;
   for (int s0 = -1; s0 <= 1; ++s0)
@@ -73,9 +87,13 @@ inline void add_periodic_ghosts(HostAtoms& a, Real box, Real range) {
           bool inside = true;
           for (int d = 0; d < 3; ++d) inside = inside && y[d] >= -range && y[d] < box + range;
           if (!inside) continue;
+          a.side.resize(a.x.size(), 0);
           a.x.push_back(y);
           a.type.push_back(a.type[i]);
           a.id.push_back(a.id[i]);
+          // Upper: the first nonzero offset along x, y, z positive (as the ghost plan decides).
+          const int first = s0 != 0 ? s0 : (s1 != 0 ? s1 : s2);
+          a.side.push_back(first > 0 ? kGhostUpper : kGhostLower);
         }
       }
 }

@@ -145,12 +145,12 @@ void check_pair_style(int ntypes, const std::vector<Real>& eps, const std::vecto
   Vectors f("f", a.nall());
   const PairResult rh = compute_pair_forces_half(pair, x, type, a.nlocal, half, f);
   ClusterPairs<double> cd;
-  cd.build(x, id, type, a.nlocal, a.nall(), list_cutoff);
+  cd.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), list_cutoff);
   const PairResult rcd = cd.forces<true>(pair, x, f);
   for (const int bytes : {16, 64}) {
     ClusterPairs<float> cf;
     cf.limit_vector_bytes(bytes);
-    cf.build(x, id, type, a.nlocal, a.nall(), list_cutoff);
+    cf.build(x, id, type, sides_on_device(a), a.nlocal, a.nall(), list_cutoff);
     const PairResult rcf = cf.forces<true>(pair, x, f);
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(rcf.virial[k], full.virial[k], 1e-6 * std::fabs(full.virial[k]))

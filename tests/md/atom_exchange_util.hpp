@@ -33,6 +33,7 @@ struct HostAtom {
   std::array<int, 3> image{};
   GlobalId id = 0;
   int type = 0;
+  std::uint8_t side = 0;  ///< GhostSides
 };
 
 /// What travels with atom `id` (checked after migration).
@@ -49,6 +50,7 @@ inline std::vector<HostAtom> download(const AtomData& atoms, int begin, int end)
   const auto image = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.image);
   const auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.id);
   const auto type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.type);
+  const auto side = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), atoms.ghost_side);
   std::vector<HostAtom> out;
   for (int i = begin; i < end; ++i) {
     HostAtom a;
@@ -59,6 +61,7 @@ inline std::vector<HostAtom> download(const AtomData& atoms, int begin, int end)
     }
     a.id = id(i);
     a.type = type(i);
+    a.side = side(i);
     out.push_back(a);
   }
   return out;
@@ -101,13 +104,14 @@ inline void set_owned_positions(AtomData& atoms, const std::vector<HostAtom>& li
   Kokkos::deep_copy(atoms.x, x);
 }
 
-/// Every rank's `mine`, concatenated in rank order, on every rank.
-inline std::vector<HostAtom> allgather(const std::vector<HostAtom>& mine) {
-  const int bytes = static_cast<int>(mine.size() * sizeof(HostAtom));
+/// Every rank's `mine` (trivially copyable records), concatenated in rank order, on every rank.
+template <class T>
+std::vector<T> allgather(const std::vector<T>& mine) {
+  const int bytes = static_cast<int>(mine.size() * sizeof(T));
   std::vector<int> counts(nranks()), displs(nranks(), 0);
   MPI_Allgather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, comm());
   for (int r = 1; r < nranks(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  std::vector<HostAtom> all((displs.back() + counts.back()) / sizeof(HostAtom));
+  std::vector<T> all((displs.back() + counts.back()) / sizeof(T));
   MPI_Allgatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
                  comm());
   return all;

@@ -1,9 +1,10 @@
 // AtomExchange: migration delivers every atom to its owner with its data and images, ghosts hold
 // every neighbour within the cutoff (checked against a brute force over all periodic images of
 // the gathered system), updates follow the owners and reverse_forces brings every ghost's force
-// home; a per-atom column added by one declaration migrates and reaches the ghosts it is
-// flagged for, also after the arrays grew; with both MPI transports (staged copies through host
-// buffers run on CPUs too). Errors: test_atom_exchange_errors.cpp.
+// home; each crossing pair has exactly one upper ghost copy; a per-atom column added by one
+// declaration migrates and reaches the ghosts it is flagged for, also after the arrays grew; with
+// both MPI transports (staged copies through host buffers run on CPUs too). Errors:
+// test_atom_exchange_errors.cpp.
 #include "stratus/solvers/md/atom_exchange.hpp"
 
 #include <fmt/format.h>
@@ -340,6 +341,63 @@ TEST(AtomExchange, GhostsHoldEveryNeighbourWithinTheCutoff) {
                        const std::vector<Vec>&) {
     exchange.build_ghosts(atoms);
     check_ghosts(dec, exchange, atoms);
+  });
+}
+
+// Each pair of atoms within the cutoff counted once over all ranks when a rank takes its owned
+// pairs once and its owned atoms with the upper ghosts only (GhostSides, as the cluster lists
+// do): each ghost's side is that of its offset from the local box (-1, 0 or +1 along x, y and
+// z; upper when the first nonzero one is positive), owned atoms have none, and of the two copies
+// of a pair across a face exactly one is upper.
+TEST(AtomExchange, UpperGhostsHoldEachCrossingPairOnce) {
+  for_each_migrated([](const CartDecomposition& dec, AtomExchange& exchange, AtomData& atoms,
+                       const std::vector<Vec>&) {
+    exchange.build_ghosts(atoms);
+    const auto all = download(atoms, 0, atoms.nall());
+    const Box local = dec.local_box(kBox);
+    int bad = 0;
+    for (int k = 0; k < atoms.nall(); ++k) {
+      int first = 0;
+      for (int d = 3; d-- > 0;) {
+        const int s = all[k].x[d] < local.lo[d] ? -1 : (all[k].x[d] >= local.hi[d] ? 1 : 0);
+        first = s != 0 ? s : first;
+      }
+      const int want =
+          k < atoms.nlocal ? 0 : (first > 0 ? kernels::md::kGhostUpper : kernels::md::kGhostLower);
+      if (all[k].side != want && ++bad < 5)
+        ADD_FAILURE() << "atom " << k << " (id " << all[k].id << "): side " << int(all[k].side)
+                      << ", expected " << want;
+    }
+    EXPECT_EQ(bad, 0);
+    // The counted pairs as (lower id, higher id, displacement in 1e-6 units), and every owned
+    // atom's neighbours (check_ghosts has them right): each pair twice among the neighbours.
+    using Counted = std::tuple<GlobalId, GlobalId, long long, long long, long long>;
+    std::vector<Counted> counted;
+    long long neighbours = 0;
+    for (int k = 0; k < atoms.nlocal; ++k)
+      for (int m = 0; m < atoms.nall(); ++m) {
+        Real r2 = 0;
+        std::array<long long, 3> d{};
+        for (int a = 0; a < 3; ++a) {
+          const Real dx = all[m].x[a] - all[k].x[a];
+          r2 += dx * dx;
+          d[a] = std::llround(dx * 1e6);
+        }
+        if (m == k || r2 >= kCutoff * kCutoff) continue;
+        ++neighbours;
+        const bool mine = m < atoms.nlocal ? m > k : all[m].side == kernels::md::kGhostUpper;
+        if (!mine) continue;
+        const bool swap = all[m].id < all[k].id || (all[m].id == all[k].id && d < decltype(d){});
+        const int s = swap ? -1 : 1;
+        counted.emplace_back(swap ? all[m].id : all[k].id, swap ? all[k].id : all[m].id, s * d[0],
+                             s * d[1], s * d[2]);
+      }
+    auto every = allgather(counted);
+    std::sort(every.begin(), every.end());
+    EXPECT_EQ(std::adjacent_find(every.begin(), every.end()), every.end())
+        << "a pair counted twice";
+    MPI_Allreduce(MPI_IN_PLACE, &neighbours, 1, MPI_LONG_LONG, MPI_SUM, comm());
+    EXPECT_EQ(2 * static_cast<long long>(every.size()), neighbours);
   });
 }
 

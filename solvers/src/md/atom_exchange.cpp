@@ -223,6 +223,9 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
   planned_nlocal_ = -1;
   planned_nghost_ = 0;
   const int me = decomposition_.rank();
+  // Owned atoms have no side; their rows may hold a former ghost's.
+  Kokkos::deep_copy(Kokkos::subview(atoms.ghost_side, std::make_pair(0, atoms.nlocal)),
+                    std::uint8_t{0});
   for (int a = 0; a < 3; ++a) {
     AxisPlan& p = plan_[a];
     NeighborPlan& rows = p.rows;
@@ -259,6 +262,8 @@ void AtomExchange::build_ghosts(AtomData& atoms) {
     ghost_columns_.pack(atoms.columns, Travel::ghost, rows);
     ghost_columns_.transfer(atoms.columns, Travel::ghost, rows, tag(kTagGhostColumns, a),
                             p.recv_begin);
+    detail::mark_ghost_sides(atoms.ghost_side, p.recv_begin, rows.recv_count[0],
+                             rows.recv_count[1]);
     atoms.nghost += received;
     exchange_positions(atoms.x, a, true);
   }

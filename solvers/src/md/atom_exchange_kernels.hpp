@@ -241,6 +241,18 @@ inline void copy_ghost_positions(const Vectors& x, int axis, RowList low, int n_
       });
 }
 
+/// The sides of the ghosts just received at rows [begin, begin + n_low + n_high) (from the low
+/// neighbour first): a copy of an owned atom (side 0) lies on the side it came from; a forwarded
+/// ghost keeps the side of its first hop (kernels::md::GhostSides).
+inline void mark_ghost_sides(const GhostSides& side, int begin, int n_low, int n_high) {
+  Kokkos::parallel_for(
+      "stratus::md::AtomExchange::mark_ghost_sides", Policy(begin, begin + n_low + n_high),
+      KOKKOS_LAMBDA(const int i) {
+        if (side(i) == 0)
+          side(i) = i < begin + n_low ? kernels::md::kGhostLower : kernels::md::kGhostUpper;
+      });
+}
+
 /// Adds the rows [first, first + count) of v to the rows list(0 .. count) (distinct rows, all
 /// below `first`): the forces of one rank's own ghosts, without a buffer.
 inline void add_ghost_rows(const Vectors& v, RowList list, int count, int first) {

@@ -302,11 +302,11 @@ void MdSolver::build_ghosts_and_list() {
         extra.lj = cluster_lj_->factor;
       }
       if (list_mode_ == ListMode::cluster)
-        clusters_double_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut,
-                               &extra);
+        clusters_double_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.ghost_side, atoms_.nlocal,
+                               atoms_.nall(), cut, &extra);
       else
-        clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.nlocal, atoms_.nall(), cut,
-                              &extra);
+        clusters_mixed_.build(atoms_.x, atoms_.id, atoms_.type, atoms_.ghost_side, atoms_.nlocal,
+                              atoms_.nall(), cut, &extra);
       break;
     }
   }

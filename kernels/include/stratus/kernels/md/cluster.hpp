@@ -7,9 +7,11 @@
 // of the 16 atom pairs count; the kernel reads it only where some must be skipped (a cluster
 // with itself, ghosts), elsewhere the cutoff test alone decides (empty lanes lie far away).
 //
-// Each pair once over all ranks, as the half lists (neighbor.hpp): local clusters pair with local
-// clusters of equal or higher index (within one cluster, atom a < b) and with ghost clusters
-// under pair_is_mine of the two global ids; ghosts' forces go home through the reverse plan.
+// Each pair once over all ranks: local clusters pair with local clusters of equal or higher
+// index (within one cluster, atom a < b) and with the clusters of upper ghosts (GhostSides in
+// types.hpp: of the two copies of a pair that crosses a subdomain face, one on each side, exactly
+// one is upper), all 16 atom pairs of such an entry counting; lower ghosts are in no cluster.
+// Ghosts' forces go home through the reverse plan.
 //
 // Compute precision T: double, or float ("mixed": coordinates relative to the clusters' origin
 // rounded to float, the pair style in float, forces summed in float per cluster lane and in
@@ -52,12 +54,13 @@ struct ColumnGrid {
 };
 
 /// A rank's atoms in clusters (storage owned and sized by the solver's ClusterBuilder):
-/// clusters [0, nlocal) hold local atoms, [nlocal, nall) ghosts; a lane of a partial cluster
+/// clusters [0, nlocal) hold local atoms, [nlocal, nall) upper ghosts; a lane of a partial cluster
 /// holds atom -1. Coordinates xq(c, d, lane) are relative to `origin`, in the compute type T.
 template <class T>
 struct Clusters {
   int nlocal = 0;
   int nall = 0;
+  int nlower = 0;  ///< lower ghosts, in no cluster (the last bucket of the sort)
   ColumnGrid grid{};
   Kokkos::Array<Real, 3> origin{0, 0, 0};
   Real pad_spacing = 1;  ///< distance between empty lanes, beyond every cutoff
@@ -77,8 +80,8 @@ struct Clusters {
 /// Cluster pairs in compressed rows: the j clusters of i cluster c are j(k) for k in
 /// [start(c), start(c) + count(c)), with the atom pairs that count in mask(k) (bit 4 a + b: lane a
 /// of i with lane b of j). The first unmasked(c) entries of a row need no mask (every pair within
-/// the cutoff counts: local clusters j > c with no excluded pair); the rest do (the cluster with
-/// itself, ghosts, and clusters with a special pair left out).
+/// the cutoff counts: local clusters j > c and upper ghosts' clusters, with no excluded pair);
+/// the rest do (the cluster with itself, and clusters with a special pair left out).
 struct ClusterList {
   Kokkos::View<int*, DevMemSpace> start;
   Kokkos::View<int*, DevMemSpace> count;
@@ -95,17 +98,21 @@ struct ClusterSort {
   Kokkos::View<int*, DevMemSpace> slot_atom;
 };
 
-/// Counts atoms per bucket (local [0, nlocal), ghosts [nlocal, nall)) into s.bucket_count and
-/// their offsets into s.bucket_start (nbuckets + 1 entries); returns nothing, fills atom_bucket.
-inline void cluster_bucket_atoms(const Vectors& x, int nlocal, int nall, const ColumnGrid& g,
-                                 const ClusterSort& s) {
+/// Sorts atoms into buckets (local [0, nlocal), upper ghosts of [nlocal, nall)): their counts
+/// into s.bucket_count, their offsets into s.bucket_start, and the lower ghosts, which no
+/// cluster holds, into one more bucket at the end (2 ncols + 2 offsets in all).
+inline void cluster_bucket_atoms(const Vectors& x, const GhostSides& side, int nlocal, int nall,
+                                 const ColumnGrid& g, const ClusterSort& s) {
   const int ncols = g.ncols();
   const auto bucket = s.atom_bucket;
   Kokkos::parallel_for(
       "md::cluster_bucket", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-        bucket(i) = (i < nlocal ? 0 : ncols) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
+        const bool ghost = i >= nlocal;
+        bucket(i) = ghost && side(i) != kGhostUpper
+                        ? 2 * ncols
+                        : (ghost ? ncols : 0) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
       });
-  counting_sort(bucket, nall, 2 * ncols, s.bucket_count, s.bucket_start, s.slot_atom);
+  counting_sort(bucket, nall, 2 * ncols + 1, s.bucket_count, s.bucket_start, s.slot_atom);
 }
 
 /// Sorts each bucket's atoms by (z, index) (an in-place heap sort: any bucket size) and counts
@@ -344,12 +351,22 @@ void cluster_positions(const Vectors& x, const Clusters<T>& c) {
       });
 }
 
-/// SETS f(i, .) of every clustered atom (local and ghost) to the sum of its lane's force over
-/// the first `copies` copies.
+/// SETS f(i, .) of every clustered atom (local and upper ghost) to the sum of its lane's force
+/// over the first `copies` copies, and to zero for the lower ghosts (the last bucket of s).
 template <class T>
-void cluster_forces_to_atoms(const Clusters<T>& c, const Vectors& f, const int copies) {
+void cluster_forces_to_atoms(const Clusters<T>& c, const ClusterSort& s, const Vectors& f,
+                             const int copies) {
   const auto atom = c.atom;
   const auto fc = c.force;
+  const int nb = 2 * c.grid.ncols();
+  const auto start = s.bucket_start;
+  const auto slot = s.slot_atom;
+  Kokkos::parallel_for(
+      "md::cluster_lower_ghosts", Kokkos::RangePolicy<DevExecSpace>(0, c.nlower),
+      KOKKOS_LAMBDA(const int k) {
+        const int i = slot(start(nb) + k);
+        for (int d = 0; d < 3; ++d) f(i, d) = 0;
+      });
   Kokkos::parallel_for(
       "md::cluster_forces", Kokkos::RangePolicy<DevExecSpace>(0, c.nall),
       KOKKOS_LAMBDA(const int k) {

@@ -21,9 +21,9 @@ namespace detail {
 template <class T>
 struct ClusterRow {
   T xi[kCluster], yi[kCluster], zi[kCluster];
-  // Each lane's global id, and the range of its special ids (a quick test before its row is
-  // searched; empty: lo > hi).
-  std::int64_t gi[kCluster], slo[kCluster], shi[kCluster];
+  // The range of each lane's special ids (a quick test before its row is searched; empty:
+  // lo > hi).
+  std::int64_t slo[kCluster], shi[kCluster];
   int i, k0, nu = 0, nm = 0;
 
   KOKKOS_INLINE_FUNCTION ClusterRow(const Clusters<T>& c, const Ids& id,
@@ -34,7 +34,6 @@ struct ClusterRow {
       yi[a] = c.xq(i, 1, a);
       zi[a] = c.xq(i, 2, a);
       const int ia = c.atom(i, a);
-      gi[a] = ia >= 0 ? id(ia) : -1;
       slo[a] = 1;
       shi[a] = 0;
       const int ns = ex.levels != 0 && ia >= 0 ? ex.nspecial(ia, 2) : 0;
@@ -47,31 +46,26 @@ struct ClusterRow {
   }
 
   /// Takes cluster j, whose lanes within the cutoff of ours are the bits of `mask` (bit 4 a + b:
-  /// lane a of i, lane b of j), keeping the pairs that count (once: b > a in the cluster itself,
-  /// pair_is_mine with a ghost; no excluded special pair); nothing when none does.
+  /// lane a of i, lane b of j), keeping the pairs that count (once: b > a in the cluster itself;
+  /// every pair with another local cluster or an upper ghost's; no excluded special pair);
+  /// nothing when none does.
   KOKKOS_INLINE_FUNCTION void take(const Clusters<T>& c, const Ids& id, const ClusterExclusions& ex,
                                    const ClusterList& list, const int capacity, const int j,
                                    unsigned mask) {
     if (mask == 0) return;
-    const int nlocal = c.nlocal;
-    const bool ghost = j >= nlocal;
     if (j == i) mask &= kClusterUpperPairs;
-    // Without a branch per pair: the pairs that pair_is_mine takes from this rank (ghosts), and
-    // those that may be special (the id within the lane's range), searched below. A local j with
-    // no exclusions in the run needs neither (nor j's ids).
-    unsigned mine = 0, maybe = 0;
-    if (ghost || ex.levels != 0)
+    // Without a branch per pair: the pairs that may be special (the id within the lane's range),
+    // searched below. A run without exclusions needs none of this (nor j's ids).
+    unsigned maybe = 0;
+    if (ex.levels != 0)
       for (int b = 0; b < kCluster; ++b) {
         const int jb = c.atom(j, b);
         const std::int64_t gj = jb >= 0 ? id(jb) : -2;
-        for (int a = 0; a < kCluster; ++a) {
-          const unsigned bitpos = static_cast<unsigned>(kCluster * a + b);
-          mine |= static_cast<unsigned>(pair_is_mine(gi[a], gj)) << bitpos;
-          maybe |= static_cast<unsigned>(gj >= slo[a] && gj <= shi[a]) << bitpos;
-        }
+        for (int a = 0; a < kCluster; ++a)
+          maybe |= static_cast<unsigned>(gj >= slo[a] && gj <= shi[a])
+                   << static_cast<unsigned>(kCluster * a + b);
       }
-    if (ghost) mask &= mine;
-    bool masked = j == i || ghost;
+    bool masked = j == i;
     for (unsigned rest = mask & maybe; rest != 0; rest &= rest - 1) {
       const int bitpos = lowest_bit(rest);
       const int level = special_level(ex.special, ex.nspecial, c.atom(i, bitpos / kCluster),
@@ -175,11 +169,11 @@ __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"))) inline int cluster
 /// Fills row i, from start(i) = i * capacity, with the clusters j whose mask is not empty: bit
 /// 4 a + b when lanes a of i and b of j hold atoms closer than `cut` (at the coordinates c.xq,
 /// where empty lanes lie far from everything) that are not an excluded special pair, counted
-/// once (in one local cluster b > a; between local clusters always, j > i; with a ghost when
-/// pair_is_mine). count(i) = the row's length: first the unmasked(i) entries that need no mask,
-/// then those that do (the last found first), as many as `capacity` stored. Returns the longest
-/// row (the rows must be filled again, longer, if it exceeds the capacity). `vector_bytes` 64
-/// (cluster_vector_bytes() on a CPU with AVX-512) tests float candidates 16 lanes at a time.
+/// once (in one local cluster b > a; between local clusters always, j > i; with the clusters of
+/// upper ghosts always). count(i) = the row's length: first the unmasked(i) entries that need no
+/// mask, then those that do (the last found first), as many as `capacity` stored. Returns the
+/// longest row (the rows must be filled again, longer, if it exceeds the capacity). `vector_bytes`
+/// 64 (cluster_vector_bytes() on a CPU with AVX-512) tests float candidates 16 lanes at a time.
 template <class T>
 int cluster_fill_rows(const Clusters<T>& c, const Ids& id, Real cut, int capacity,
                       const ClusterList& list, const ClusterExclusions& ex = {},

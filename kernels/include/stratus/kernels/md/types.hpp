@@ -4,6 +4,8 @@
 
 #include "stratus/core/types.hpp"
 
+#include <cstdint>
+
 namespace stratus::kernels::md {
 
 /// x(i, d): one row of 3 coordinates per atom (positions, velocities, forces).
@@ -14,6 +16,15 @@ using Types = Kokkos::View<int*, DevMemSpace>;
 using Ids = Kokkos::View<GlobalId*, DevMemSpace>;
 /// Periodic image counts: unwrapped position = x + image * box length.
 using Images = Kokkos::View<int* [3], Kokkos::LayoutRight, DevMemSpace>;
+/// Which side of this rank's subdomain a ghost lies on, as the ghost plan made it
+/// (AtomExchange::build_ghosts): kGhostLower or kGhostUpper, 0 for an owned atom. A ghost's
+/// offset from this subdomain, in subdomains along x, y and z (each -1, 0 or +1), is upper when
+/// its first nonzero component is positive; the same pair seen from the other rank has the
+/// opposite offset, so exactly one of its two copies is upper. Cluster lists (cluster.hpp) pair
+/// local atoms with upper ghosts only: each local-ghost pair once, with no test of ids.
+using GhostSides = Kokkos::View<std::uint8_t*, DevMemSpace>;
+inline constexpr std::uint8_t kGhostLower = 1;
+inline constexpr std::uint8_t kGhostUpper = 2;
 /// A small table per pair of types (ntypes x ntypes), e.g. LJ coefficients.
 using TypeTable = Kokkos::View<Real**, Kokkos::LayoutRight, DevMemSpace>;
 /// Charge per atom (charged pair styles).

@@ -8,6 +8,7 @@
 
 namespace stratus::md {
 
+using kernels::md::GhostSides;
 using kernels::md::Ids;
 using kernels::md::Images;
 using kernels::md::Types;
@@ -20,7 +21,7 @@ using kernels::md::Vectors;
 /// members below (which kernels use directly) are attached there, and add_column() declares
 /// more. Migration carries every `migrate` column, ghost building every `ghost` column, with no
 /// other code to write. Ghosts get x (through the exchange's own path, shifted across periodic
-/// boundaries), type and id; v, f and image of a ghost are meaningless.
+/// boundaries), type, id and ghost_side; v, f and image of a ghost are meaningless.
 struct AtomData {
   Vectors x{"md::x", 0};
   Vectors v{"md::v", 0};
@@ -28,6 +29,9 @@ struct AtomData {
   Types type{"md::type", 0};
   Ids id{"md::id", 0};
   Images image{"md::image", 0};
+  /// Each ghost's side of the subdomain (kernels::md::GhostSides), set by the ghost plan; 0 for
+  /// owned atoms once build_ghosts has run.
+  GhostSides ghost_side{"md::ghost_side", 0};
   /// Charges: a column only after attach_charges() (charged pair styles); empty otherwise.
   kernels::md::Charges q{"md::q", 0};
   int nlocal = 0;
@@ -46,6 +50,8 @@ struct AtomData {
     columns.attach("id", id,
                    {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
     columns.attach("image", image, {.migrate = true, .checkpoint = true, .trajectory = true});
+    // Travels with a ghost (forwarded ones keep the side of their first hop); build_ghosts sets it.
+    columns.attach("ghost_side", ghost_side, {.ghost = true});
   }
   // The columns point at the members: an AtomData stays where it was made.
   AtomData(const AtomData&) = delete;

@@ -92,13 +92,15 @@ class ClusterPairs {
  public:
   using Vectors = kernels::md::Vectors;
 
-  /// Clusters atoms [0, nlocal) (local) and [nlocal, nall) (ghosts) at positions x and lists the
-  /// cluster pairs with an atom pair closer than `cutoff`, each atom pair once over all ranks
-  /// (as NeighborBuilder::build_half: ghosts' forces must be sent back to their owners). Throws
-  /// std::invalid_argument unless cutoff > 0. With `charged`, the lanes' charges and LJ factors
-  /// are set for forces_coul_long and its excluded special pairs left out of the list.
+  /// Clusters atoms [0, nlocal) (local) and the upper ghosts of [nlocal, nall) (`ghost_side`, as
+  /// the ghost plan set it) at positions x and lists the cluster pairs with an atom pair closer
+  /// than `cutoff`, each atom pair once over all ranks (ghosts' forces must be sent back to their
+  /// owners). Throws std::invalid_argument unless cutoff > 0. With `charged`, the lanes' charges
+  /// and LJ factors are set for forces_coul_long and its excluded special pairs left out of the
+  /// list.
   void build(const Vectors& x, const kernels::md::Ids& id, const kernels::md::Types& type,
-             int nlocal, int nall, Real cutoff, const ClusterCharges* charged = nullptr) {
+             const kernels::md::GhostSides& ghost_side, int nlocal, int nall, Real cutoff,
+             const ClusterCharges* charged = nullptr) {
     namespace kmd = kernels::md;
     if (!(cutoff > 0)) throw std::invalid_argument("ClusterPairs: cutoff must be positive");
     nall_ = nall;
@@ -125,7 +127,7 @@ class ClusterPairs {
     c_.grid = g;
     const int nb = 2 * g.ncols();
     grow(sort_.bucket_count, nb + 1, "md::cluster_bucket_count");
-    grow(sort_.bucket_start, nb + 1, "md::cluster_bucket_start");
+    grow(sort_.bucket_start, nb + 2, "md::cluster_bucket_start");
     grow(c_.bucket_cluster, nb + 1, "md::cluster_bucket_cluster");
     grow(sort_.atom_bucket, nall, "md::cluster_atom_bucket");
     grow(sort_.slot_atom, nall, "md::cluster_slot_atom");
@@ -140,10 +142,13 @@ class ClusterPairs {
       copies_ = DevExecSpace().concurrency();
       c_.force = decltype(c_.force)("md::cluster_force", copies_, n);
     }
-    kmd::cluster_bucket_atoms(x, nlocal, nall, g, sort_);
+    kmd::cluster_bucket_atoms(x, ghost_side, nlocal, nall, g, sort_);
     const auto counts = kmd::cluster_sort_buckets(x, sort_, c_);
     c_.nlocal = counts.first;
     c_.nall = counts.second;
+    int lower_begin = 0;  // the lower ghosts' bucket, last
+    Kokkos::deep_copy(lower_begin, Kokkos::subview(sort_.bucket_start, nb));
+    c_.nlower = nall - lower_begin;
     kmd::cluster_fill(x, type, sort_, c_);
     kmd::cluster_positions(x, c_);
     if (charged && charged->lj.extent(0) > 0) {
@@ -170,7 +175,8 @@ class ClusterPairs {
   }
 
   /// SETS f(i, .) for every atom i < nall of the last build: the pair forces of the listed
-  /// pairs at positions x (ghosts' rows hold the reactions their owners must add). Returns the
+  /// pairs at positions x (ghosts' rows hold the reactions their owners must add, zero for the
+  /// lower ones). Returns the
   /// energy and virial of the listed pairs, zeros unless EnergyVirial.
   template <bool EnergyVirial, class Pair>
   kernels::md::PairResult forces(const Pair& pair, const Vectors& x, const Vectors& f) {
@@ -246,7 +252,7 @@ class ClusterPairs {
                                       std::make_pair(0, c_.nall), Kokkos::ALL),
                       T(0));
     const kernels::md::PairResult r = kernel();
-    kernels::md::cluster_forces_to_atoms(c_, f, copies_);
+    kernels::md::cluster_forces_to_atoms(c_, sort_, f, copies_);
     return r;
   }
 
