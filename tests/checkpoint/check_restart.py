@@ -352,7 +352,10 @@ LEGACY = os.path.join(HERE, "legacy")
 LEGACY_CASES = [
     # (deck, run name, group compared, extra --set options the checkpoint was written with,
     #  relative tolerance of the comparison: None for bitwise)
-    (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"], None),
+    # The half lists list a pair under another of its atoms than in b593953 (local pairs by
+    # index parity, ghosts by the side of the subdomain they lie on, since issue 16), so the
+    # force sums round differently: to 1e-12 of the largest value, as euler.
+    (MD_DECK, "lj_small", "/particles", ["--set=md.lattice.cells=[4,4,4]"], 1e-12),
     (HEAT_DECK, "heat_small", "/fields", [], None),
     # euler.cfl was 0.4 by default then (0.8 since issue 16). The face kernels of today round
     # differently in the last bit (products with reciprocals where b593953 divided, conserved
@@ -367,7 +370,8 @@ LEGACY_CASES = [
 
 def scenario_legacy(r):
     """Old checkpoints still restart: resumed at step 40 and run to 80, each solver's final
-    state is bitwise (euler: to round-off) the state of a straight 0-80 run of today's code."""
+    state is bitwise (euler and md: to round-off) the state of a straight 0-80 run of today's
+    code."""
     for deck, name, group, extra, rtol in LEGACY_CASES:
         base = os.path.join(r.work, f"legacy-{name}")
         shutil.rmtree(base, ignore_errors=True)

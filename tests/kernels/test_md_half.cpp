@@ -1,5 +1,6 @@
 // Half neighbour lists and the half-list force kernel: every pair with a local atom listed
-// exactly once, under the atom pair_is_mine picks (against brute force); half-mode forces, once
+// exactly once (a local pair under the atom local_pair_is_mine picks, a ghost when it is upper),
+// against brute force; half-mode forces, once
 // the ghosts' rows are added to their owners (what AtomExchange::reverse_forces does across
 // ranks), and energy and virial equal the full-list ones on random and lattice configurations
 // with two types; the forces on all rows sum to zero (each pair's action and reaction);
@@ -44,11 +45,12 @@ std::vector<std::vector<int>> lists_on_host(const NeighborList& list) {
 }
 
 // Checks a half list against brute force: every pair (i local, j local or ghost) closer than
-// the cutoff with pair_is_mine(id(i), id(j)) exactly once, listed under i, nothing else.
+// the cutoff exactly once, listed under i when j is local and local_pair_is_mine(i, j) or j is
+// an upper ghost, nothing else.
 void check_half(const HostAtoms& a, Real cutoff) {
   NeighborBuilder builder;
   NeighborList list;
-  builder.build_half(to_device(a.x), to_device(a.id), a.nlocal, a.nall(), cutoff, list);
+  builder.build_half(to_device(a.x), sides_on_device(a), a.nlocal, a.nall(), cutoff, list);
   ASSERT_EQ(list.nlocal, a.nlocal);
   std::multiset<std::pair<int, int>> got, want;
   const auto lists = lists_on_host(list);
@@ -58,7 +60,9 @@ void check_half(const HostAtoms& a, Real cutoff) {
     for (int j = 0; j < a.nall(); ++j) {
       Real r2 = 0;
       for (int d = 0; d < 3; ++d) r2 += (a.x[i][d] - a.x[j][d]) * (a.x[i][d] - a.x[j][d]);
-      if (r2 < cutoff * cutoff && pair_is_mine(a.id[i], a.id[j])) want.insert({i, j});
+      const bool mine = j < a.nlocal ? local_pair_is_mine(i, j)
+                                     : j < int(a.side.size()) && a.side[j] == kGhostUpper;
+      if (r2 < cutoff * cutoff && mine) want.insert({i, j});
     }
   EXPECT_EQ(got, want);
   // Rows never overlap; on host back-ends they are compact (room for the neighbours and a
@@ -109,10 +113,9 @@ TEST(MdHalf, FixedStrideRowsEqualBuilderRows) {
   auto a = random_atoms(600, 8.0, 1, 31);
   add_periodic_ghosts(a, 8.0, 2.5);
   const auto x = to_device(a.x);
-  const auto id = to_device(a.id);
   NeighborBuilder builder;
   NeighborList built;
-  builder.build_half(x, id, a.nlocal, a.nall(), 2.5, built);
+  builder.build_half(x, sides_on_device(a), a.nlocal, a.nall(), 2.5, built);
   NeighborList fixed;
   fixed.nlocal = a.nlocal;
   fixed.nall = a.nall();
@@ -120,7 +123,7 @@ TEST(MdHalf, FixedStrideRowsEqualBuilderRows) {
   fixed.count = Kokkos::View<int*, DevMemSpace>("count", a.nlocal);
   fixed.first = Kokkos::View<std::int64_t*, DevMemSpace>("first", a.nlocal);
   fixed.entries = Kokkos::View<int*, DevMemSpace>("entries", a.nlocal * built.width);
-  fill_half_rows(x, id, a.nlocal, 2.5 * 2.5, builder.binned(), fixed);
+  fill_half_rows(x, a.nlocal, 2.5 * 2.5, builder.binned(), fixed);
   EXPECT_EQ(lists_on_host(fixed), lists_on_host(built));
   auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fixed.first);
   for (int i = 0; i < a.nlocal; ++i) EXPECT_EQ(first(i), std::int64_t{i} * built.width);
@@ -130,12 +133,12 @@ TEST(MdHalf, HalfListGrowsRows) {
   NeighborBuilder builder;
   NeighborList list;
   const auto sparse = random_atoms(50, 10.0, 1, 24);
-  builder.build_half(to_device(sparse.x), to_device(sparse.id), 50, 50, 1.0, list);
+  builder.build_half(to_device(sparse.x), sides_on_device(sparse), 50, 50, 1.0, list);
   const int width = list.width;
   auto dense = random_atoms(800, 5.0, 1, 25);
   add_periodic_ghosts(dense, 5.0, 1.6);
   check_half(dense, 1.6);
-  builder.build_half(to_device(dense.x), to_device(dense.id), dense.nlocal, dense.nall(), 1.6,
+  builder.build_half(to_device(dense.x), sides_on_device(dense), dense.nlocal, dense.nall(), 1.6,
                      list);
   EXPECT_GT(list.width, width);
   EXPECT_GE(list.width, list.max_count());
@@ -165,7 +168,7 @@ void compare_modes(HostAtoms a, Real list_cutoff, const LJCut& pair) {
   NeighborBuilder builder;
   NeighborList full, half;
   builder.build(x, id, a.nlocal, a.nall(), list_cutoff, full);
-  builder.build_half(x, id, a.nlocal, a.nall(), list_cutoff, half);
+  builder.build_half(x, sides_on_device(a), a.nlocal, a.nall(), list_cutoff, half);
   Vectors ff("ff", a.nall()), fh("fh", a.nall()), fh0("fh0", a.nall()), ff0("ff0", a.nall());
   Kokkos::deep_copy(fh, 7.0);  // the half kernel must zero every row itself, ghosts included
   const PairResult rf = compute_pair_forces(pair, x, type, a.nlocal, full, ff);
@@ -286,7 +289,7 @@ void compare_row_forms(const HostAtoms& a, const Pair& pair) {
   const auto type = to_device(a.type);
   NeighborBuilder builder;
   NeighborList list;
-  builder.build_half(x, to_device(a.id), a.nlocal, a.nall(), 2.8, list);
+  builder.build_half(x, sides_on_device(a), a.nlocal, a.nall(), 2.8, list);
   const NeighborList rows = list;
   const int nlocal = a.nlocal;
   Vectors fb("batched", a.nall()), fo("one_at_a_time", a.nall()), fw("avx2", a.nall());

@@ -141,7 +141,7 @@ void check_pair_style(int ntypes, const std::vector<Real>& eps, const std::vecto
   const auto type = to_device(a.type);
   NeighborBuilder builder;
   NeighborList half;
-  builder.build_half(x, id, a.nlocal, a.nall(), list_cutoff, half);
+  builder.build_half(x, sides_on_device(a), a.nlocal, a.nall(), list_cutoff, half);
   Vectors f("f", a.nall());
   const PairResult rh = compute_pair_forces_half(pair, x, type, a.nlocal, half, f);
   ClusterPairs<double> cd;

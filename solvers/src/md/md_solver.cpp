@@ -289,7 +289,7 @@ void MdSolver::build_ghosts_and_list() {
       neighbor_builder_.build(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cut, neighbors_);
       break;
     case ListMode::half:
-      neighbor_builder_.build_half(atoms_.x, atoms_.id, atoms_.nlocal, atoms_.nall(), cut,
+      neighbor_builder_.build_half(atoms_.x, atoms_.ghost_side, atoms_.nlocal, atoms_.nall(), cut,
                                    neighbors_);
       break;
     case ListMode::cluster:

@@ -10,7 +10,7 @@ namespace kmd = kernels::md;
 void NeighborBuilder::build(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
                             NeighborList& list) {
   if (!size_list(nlocal, nall, cutoff, list)) return;
-  bin(x, id, nall, cutoff);
+  bin(x, kmd::GhostSides("md::bin_every_atom", 0), nlocal, nall, cutoff);
   for (;;) {
     fixed_rows(list, nlocal);
     if (keys_.extent(0) < static_cast<std::size_t>(nlocal) ||
@@ -23,16 +23,16 @@ void NeighborBuilder::build(const Vectors& x, const Ids& id, int nlocal, int nal
   }
 }
 
-void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
-                                 NeighborList& list) {
+void NeighborBuilder::build_half(const Vectors& x, const kmd::GhostSides& ghost_side, int nlocal,
+                                 int nall, Real cutoff, NeighborList& list) {
   if (!size_list(nlocal, nall, cutoff, list)) return;
-  bin(x, id, nall, cutoff);
+  bin(x, ghost_side, nlocal, nall, cutoff);
   for (;;) {
     if constexpr (kCompactHalfRows) {
       // Room for the rows as long as the last build's plus a sixteenth (a first build: an
       // estimate); a fill that needs more tells how much, and runs again.
       const std::int64_t used =
-          kmd::fill_half_rows_compact(x, id, nlocal, cutoff * cutoff, binned_, list);
+          kmd::fill_half_rows_compact(x, nlocal, cutoff * cutoff, binned_, list);
       const int needed = list.max_count();
       const bool rows_fit = needed <= list.width;
       if (!rows_fit) wider_rows(list, needed);
@@ -43,7 +43,7 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
       if (rows_fit) break;
     } else {
       fixed_rows(list, nlocal);
-      kmd::fill_half_rows(x, id, nlocal, cutoff * cutoff, binned_, list);
+      kmd::fill_half_rows(x, nlocal, cutoff * cutoff, binned_, list);
       const int needed = list.max_count();
       if (needed <= list.width) break;
       wider_rows(list, needed);
@@ -51,22 +51,24 @@ void NeighborBuilder::build_half(const Vectors& x, const Ids& id, int nlocal, in
   }
 }
 
-void NeighborBuilder::bin(const Vectors& x, const Ids& id, int nall, Real cutoff) {
+void NeighborBuilder::bin(const Vectors& x, const kmd::GhostSides& ghost_side, int nlocal, int nall,
+                          Real cutoff) {
   binned_.grid = kmd::bin_grid(kmd::bounding_box(x, nall), cutoff, nall);
   const auto& nb = binned_.grid.nb;
   const int nbins = nb[0] * nb[1] * nb[2];
-  if (static_cast<int>(binned_.bin_count.extent(0)) < nbins) {
-    Kokkos::realloc(binned_.bin_count, nbins);
-    Kokkos::realloc(binned_.bin_start, nbins + 1);
+  if (static_cast<int>(binned_.bin_count.extent(0)) < nbins + 1) {
+    Kokkos::realloc(binned_.bin_count, nbins + 1);
+    Kokkos::realloc(binned_.bin_start, nbins + 2);
   }
   if (static_cast<int>(binned_.atom_bin.extent(0)) < nall) {
     const int rows = nall + nall / 8 + 16;
     Kokkos::realloc(binned_.atom_bin, rows);
     Kokkos::realloc(binned_.bin_atoms, rows);
-    Kokkos::realloc(binned_.x_binned, rows);
-    Kokkos::realloc(binned_.id_binned, rows);
   }
-  kmd::sort_into_bins(x, id, nall, binned_);
+  const int binned = kmd::sort_into_bins(x, ghost_side, nlocal, nall, binned_);
+  if (static_cast<int>(binned_.x_binned.extent(0)) < binned)
+    Kokkos::realloc(binned_.x_binned, binned + binned / 8 + 16);
+  kmd::order_bins(x, binned_);
 }
 
 bool NeighborBuilder::size_list(int nlocal, int nall, Real cutoff, NeighborList& list) {

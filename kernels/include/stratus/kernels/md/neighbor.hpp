@@ -3,8 +3,9 @@
 // (periodic images are explicit ghost atoms). Full lists (fill_full_rows): every local atom i <
 // nlocal lists every atom j in [0, nall), j != i, closer than the cutoff, sorted by global id, so
 // sums over a list run in an order that depends neither on the decomposition nor on thread
-// scheduling. Half lists (fill_half_rows): each pair once over all ranks, under one of its atoms
-// chosen by their global ids (pair_is_mine).
+// scheduling. Half lists (fill_half_rows): each pair once over all ranks, a pair of local atoms
+// under the one local_pair_is_mine picks, a local atom with a ghost when the ghost is upper
+// (GhostSides: of the two copies of a pair across a subdomain face, exactly one is).
 #pragma once
 
 #include "stratus/kernels/md/types.hpp"
@@ -123,28 +124,30 @@ KOKKOS_INLINE_FUNCTION void for_each_stencil_run(const NeighborBins& g, const in
 /// runs of slots).
 using SlotPositions = Kokkos::View<Real* [3], Kokkos::LayoutLeft, DevMemSpace>;
 
-/// Which atom of a pair lists it in a half list: the one of lower id when the ids have the same
-/// parity, the one of higher id otherwise. Exactly one of pair_is_mine(a, b), pair_is_mine(b, a)
-/// holds for distinct ids, on any rank; and each atom keeps about half of its neighbours wherever
-/// it is (plain "lower id" would give the atoms of highest id, at the top of a lattice, nearly
-/// empty rows and those of lowest id full ones: a list as wide as the fullest row).
-KOKKOS_INLINE_FUNCTION bool pair_is_mine(const GlobalId mine, const GlobalId other) {
-  return (mine < other) != (((mine ^ other) & 1) != 0);
-}
-
 /// Candidates whose distance is tested in one vectorisable loop by build_half.
 inline constexpr int kNeighborBatch = 32;
 
-/// Atoms sorted into bins (sized by the solver's NeighborBuilder, which owns them): bin_count and
-/// bin_start hold at least nbins (+ 1) entries, the others at least nall.
+/// Which of two local atoms (indices i != j) lists their pair in a half list: the lower index
+/// when the indices have the same parity, the higher otherwise. Exactly one of
+/// local_pair_is_mine(i, j), local_pair_is_mine(j, i) holds, and each atom keeps about half of
+/// its neighbours wherever it is (plain "lower index" would leave the rows of the last atoms
+/// nearly empty and make those of the first ones full: a list as wide as the fullest row).
+KOKKOS_INLINE_FUNCTION bool local_pair_is_mine(const int i, const int j) {
+  return (i < j) != (((i ^ j) & 1) != 0);
+}
+
+/// Atoms sorted into bins (sized by the solver's NeighborBuilder, which owns them): bin_count
+/// holds at least nbins + 1 entries, bin_start nbins + 2, atom_bin and bin_atoms nall, x_binned
+/// the atoms in the bins (slots before bin_start(nbins)).
 struct BinnedAtoms {
   NeighborBins grid{};
   Kokkos::View<int*, DevMemSpace> bin_count;  ///< scratch of the counting sort
-  Kokkos::View<int*, DevMemSpace> bin_start;  ///< first slot of each bin; bin_start(nbins) = nall
+  /// First slot of each bin; bin nbins, after the last, holds the atoms left out (the lower
+  /// ghosts of a half list), up to bin_start(nbins + 1) = nall.
+  Kokkos::View<int*, DevMemSpace> bin_start;
   Kokkos::View<int*, DevMemSpace> atom_bin;   ///< bin of each atom
   Kokkos::View<int*, DevMemSpace> bin_atoms;  ///< atom of each slot
   SlotPositions x_binned;  ///< x(bin_atoms(s)): the stencil scans read it in order
-  Ids id_binned;           ///< id(bin_atoms(s))
 };
 
 /// The bin grid for a search within `cutoff` over `box` holding nall atoms: bins of size
@@ -196,19 +199,23 @@ inline void counting_sort(const Kokkos::View<int*, DevMemSpace>& key, int n, int
       });
 }
 
-/// Counting sort of atoms [0, nall) into the bins of b.grid: fills atom_bin, bin_start,
+/// Counting sort of atoms [0, nall) into the bins of b.grid: fills atom_bin, bin_start and
 /// bin_atoms (bins in order, atoms by index within a bin, so the result does not depend on
-/// thread scheduling), id_binned and x_binned.
-inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const BinnedAtoms& b) {
+/// thread scheduling). With `side` (not empty), the ghosts that are not upper go to bin nbins,
+/// after the last, which no stencil visits. Returns the atoms in the bins, bin_start(nbins):
+/// x_binned must hold that many rows for order_bins.
+inline int sort_into_bins(const Vectors& x, const GhostSides& side, int nlocal, int nall,
+                          const BinnedAtoms& b) {
   const NeighborBins g = b.grid;
   const int nbins = g.nb[0] * g.nb[1] * g.nb[2];
-  const auto bin_start = b.bin_start;
   const auto atom_bin = b.atom_bin;
-  const auto bin_atoms = b.bin_atoms;
-  const auto xb = b.x_binned;
-  const auto idb = b.id_binned;
+  const bool sides = side.extent(0) > 0;
   Kokkos::parallel_for(
       "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
+        if (sides && i >= nlocal && side(i) != kGhostUpper) {
+          atom_bin(i) = nbins;
+          return;
+        }
         int c[3];
         for (int d = 0; d < 3; ++d) {
           c[d] = static_cast<int>((x(i, d) - g.lo[d]) * g.inv[d]);
@@ -216,7 +223,20 @@ inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const Binn
         }
         atom_bin(i) = (c[0] * g.nb[1] + c[1]) * g.nb[2] + c[2];
       });
-  counting_sort(atom_bin, nall, nbins, b.bin_count, bin_start, bin_atoms);
+  counting_sort(atom_bin, nall, nbins + 1, b.bin_count, b.bin_start, b.bin_atoms);
+  int binned = 0;
+  Kokkos::deep_copy(binned, Kokkos::subview(b.bin_start, nbins));
+  return binned;
+}
+
+/// Orders the atoms of each bin by index and copies their positions into x_binned (after
+/// sort_into_bins).
+inline void order_bins(const Vectors& x, const BinnedAtoms& b) {
+  const NeighborBins g = b.grid;
+  const int nbins = g.nb[0] * g.nb[1] * g.nb[2];
+  const auto bin_start = b.bin_start;
+  const auto bin_atoms = b.bin_atoms;
+  const auto xb = b.x_binned;
   Kokkos::parallel_for(
       "md::neigh_bin_order", Kokkos::RangePolicy<DevExecSpace>(0, nbins),
       KOKKOS_LAMBDA(const int bin) {
@@ -227,10 +247,8 @@ inline void sort_into_bins(const Vectors& x, const Ids& id, int nall, const Binn
           for (; k > s0 && bin_atoms(k - 1) > a; --k) bin_atoms(k) = bin_atoms(k - 1);
           bin_atoms(k) = a;
         }
-        for (int s = s0; s < s1; ++s) {
+        for (int s = s0; s < s1; ++s)
           for (int d = 0; d < 3; ++d) xb(s, d) = x(bin_atoms(s), d);
-          idb(s) = id(bin_atoms(s));
-        }
       });
 }
 
@@ -282,18 +300,18 @@ inline void fill_full_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
       });
 }
 
-/// One half row: the j with pair_is_mine(id(i), id(j)) closer than sqrt(cutsq), in binning
-/// order, written to row[0 .. maxn); returns their true number (more than maxn: redo with a
-/// longer row). Writes candidates that fail the test too, at the next free place (no branch on
-/// the outcome): row must have room for maxn entries.
-KOKKOS_INLINE_FUNCTION int half_row(const Vectors& x, const Ids& id, const int i, const Real cutsq,
-                                    const BinnedAtoms& b, int* const row, const int maxn) {
+/// One half row: the j closer than sqrt(cutsq) that i lists (local j with
+/// local_pair_is_mine(i, j); ghosts: those binned, the upper ones), in binning order, written to
+/// row[0 .. maxn); returns their true number (more than maxn: redo with a longer row). Writes
+/// candidates that fail the test too, at the next free place (no branch on the outcome): row
+/// must have room for maxn entries.
+KOKKOS_INLINE_FUNCTION int half_row(const Vectors& x, const int nlocal, const int i,
+                                    const Real cutsq, const BinnedAtoms& b, int* const row,
+                                    const int maxn) {
   const Real xi = x(i, 0), yi = x(i, 1), zi = x(i, 2);
-  const GlobalId idi = id(i);
   // Raw pointers and a local count: the stores to the row cannot then alias the views' fields,
   // which would be reloaded for every candidate.
   const int* const slot_atom = b.bin_atoms.data();
-  const GlobalId* const slot_id = b.id_binned.data();
   const auto& xb = b.x_binned;
   int n = 0;
   for_each_stencil_run(b.grid, b.atom_bin(i), b.bin_start, [&](const int s0, const int s1) {
@@ -306,9 +324,10 @@ KOKKOS_INLINE_FUNCTION int half_row(const Vectors& x, const Ids& id, const int i
         rsq[c] = dx * dx + dy * dy + dz * dz;
       }
       for (int c = 0; c < m; ++c) {  // append without a branch on the outcome
-        if (k < maxn) row[k] = slot_atom[c0 + c];
-        k +=
-            static_cast<int>(rsq[c] < cutsq) & static_cast<int>(pair_is_mine(idi, slot_id[c0 + c]));
+        const int j = slot_atom[c0 + c];
+        if (k < maxn) row[k] = j;
+        k += static_cast<int>(rsq[c] < cutsq) &
+             static_cast<int>(j >= nlocal || local_pair_is_mine(i, j));
       }
     }
     n = k;
@@ -318,8 +337,8 @@ KOKKOS_INLINE_FUNCTION int half_row(const Vectors& x, const Ids& id, const int i
 
 /// Half rows of a fixed stride (the GPU form): row i at i * list.width (entries holds nlocal
 /// rows); count(i) is the true number (a row that overflows must be redone with longer rows).
-inline void fill_half_rows(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
-                           const BinnedAtoms& b, const NeighborList& list) {
+inline void fill_half_rows(const Vectors& x, int nlocal, Real cutsq, const BinnedAtoms& b,
+                           const NeighborList& list) {
   const auto count = list.count;
   const auto first = list.first;
   const auto entries = list.entries;
@@ -329,7 +348,7 @@ inline void fill_half_rows(const Vectors& x, const Ids& id, int nlocal, Real cut
       KOKKOS_LAMBDA(const int i) {
         const std::int64_t at = static_cast<std::int64_t>(i) * maxn;
         first(i) = at;
-        count(i) = half_row(x, id, i, cutsq, b, entries.data() + at, maxn);
+        count(i) = half_row(x, nlocal, i, cutsq, b, entries.data() + at, maxn);
       });
 }
 
@@ -341,7 +360,7 @@ inline constexpr int kCompactChunk = 64;
 /// add) and copies them there, one row after another. count(i) is the true number. Returns the
 /// room the rows took: when it exceeds entries' extent nothing was copied past the end, and
 /// the fill must be redone with more room (as when a row exceeds width).
-inline std::int64_t fill_half_rows_compact(const Vectors& x, const Ids& id, int nlocal, Real cutsq,
+inline std::int64_t fill_half_rows_compact(const Vectors& x, int nlocal, Real cutsq,
                                            const BinnedAtoms& b, const NeighborList& list) {
   const auto count = list.count;
   const auto first = list.first;
@@ -362,7 +381,7 @@ inline std::int64_t fill_half_rows_compact(const Vectors& x, const Ids& id, int 
         const int i1 = i0 + kCompactChunk < nlocal ? i0 + kCompactChunk : nlocal;
         std::int64_t total = 0;
         for (int i = i0; i < i1; ++i) {
-          const int n = half_row(x, id, i, cutsq, b, scratch.data() + (i - i0) * maxn, maxn);
+          const int n = half_row(x, nlocal, i, cutsq, b, scratch.data() + (i - i0) * maxn, maxn);
           count(i) = n;
           total += n < maxn ? n : maxn;
         }

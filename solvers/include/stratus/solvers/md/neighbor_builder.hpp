@@ -25,19 +25,20 @@ class NeighborBuilder {
              NeighborList& list);
 
   /// Half list: every pair of atoms closer than `cutoff` with at least one local atom, listed
-  /// once, under the atom that pair_is_mine picks (which must then be local): for every
-  /// i < nlocal, all j in [0, nall) with pair_is_mine(id(i), id(j)) and |x_i - x_j|^2 <
-  /// cutoff^2. A pair of a local atom and a ghost is thus listed on exactly one of the ranks
-  /// that hold both ("Newton on"): the force on the ghost must be sent back to its owner
-  /// (AtomExchange::reverse_forces). Ids must differ between atoms and their periodic images
-  /// must lie at least `cutoff` away. Lists are in binning order, NOT sorted: sums over them
-  /// depend on the decomposition and the atom order. Throws std::invalid_argument unless
-  /// cutoff > 0.
-  void build_half(const Vectors& x, const Ids& id, int nlocal, int nall, Real cutoff,
-                  NeighborList& list);
+  /// once ("Newton on"): a pair of local atoms i, j under the one local_pair_is_mine picks, a
+  /// local atom i with a ghost j when j is upper (`ghost_side`, as the ghost plan set it: of the
+  /// two copies of a pair across a subdomain face, exactly one is upper, so the pair is listed
+  /// on exactly one rank; the force on the ghost must be sent back to its owner,
+  /// AtomExchange::reverse_forces). A periodic image of an atom must lie at least `cutoff` away.
+  /// Lists are in binning order, NOT sorted: sums over them depend on the decomposition and the
+  /// atom order. Throws std::invalid_argument unless cutoff > 0.
+  void build_half(const Vectors& x, const kernels::md::GhostSides& ghost_side, int nlocal, int nall,
+                  Real cutoff, NeighborList& list);
 
-  /// Sorts atoms [0, nall) into bins for a search within `cutoff` (binned() then holds them).
-  void bin(const Vectors& x, const Ids& id, int nall, Real cutoff);
+  /// Sorts atoms [0, nall) into bins for a search within `cutoff` (binned() then holds them),
+  /// all of them or (with a non-empty `ghost_side`) the local atoms and upper ghosts.
+  void bin(const Vectors& x, const kernels::md::GhostSides& ghost_side, int nlocal, int nall,
+           Real cutoff);
   [[nodiscard]] const kernels::md::BinnedAtoms& binned() const noexcept { return binned_; }
   /// Frees the bins and scratch (the next build makes them again).
   void release() {
@@ -61,8 +62,7 @@ class NeighborBuilder {
             Kokkos::View<int*, DevMemSpace>("md::bin_start", 0),
             Kokkos::View<int*, DevMemSpace>("md::atom_bin", 0),
             Kokkos::View<int*, DevMemSpace>("md::bin_atoms", 0),
-            kernels::md::SlotPositions("md::x_binned", 0),
-            Ids("md::id_binned", 0)};
+            kernels::md::SlotPositions("md::x_binned", 0)};
   }
 
   kernels::md::BinnedAtoms binned_ = empty_bins();
