@@ -78,8 +78,8 @@ void ParticleColumns::refuse_type(const std::string& name, std::size_t value_byt
       name, c.components(), c.value_bytes(), n, value_bytes));
 }
 
-void ParticleColumns::resize(int rows) {
-  for (const auto& c : columns_) c->resize(rows);
+void ParticleColumns::resize(int rows, int keep_owned, int keep_all) {
+  for (const auto& c : columns_) c->resize(rows, c->flags().owned_only ? keep_owned : keep_all);
 }
 
 RowLayout ParticleColumns::layout(Travel travel) const {

@@ -268,8 +268,13 @@ void MdSolver::rebuild() {
       throw RuntimeError(fmt::format("step {}: {}", step_, e.what()));
     }
   }
+  // On host back-ends the last build's positions and the build's bins are never held at once
+  // (peak memory: the positions go before the build, the bins after it; issue 16).
+  constexpr bool host = Kokkos::SpaceAccessibility<DevExecSpace, HostMemSpace>::accessible;
+  if constexpr (host) x_at_build_ = kmd::Vectors("md::x_at_build", 0);
   build_ghosts_and_list();
   auto t = ctx_.timers().scope("md: neighbor", Phase::neighbor);
+  if constexpr (host) neighbor_builder_.release();
   snapshot_positions(atoms_.x, x_at_build_, atoms_.nlocal);
   ++rebuilds_;
   last_rebuild_step_ = step_;

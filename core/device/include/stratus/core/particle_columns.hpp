@@ -8,6 +8,7 @@
 
 #include "stratus/core/types.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,9 @@ struct ColumnFlags {
   bool ghost = false;       ///< ghosts get a copy when they are built
   bool checkpoint = false;  ///< saved in checkpoints
   bool trajectory = false;  ///< written to trajectories
+  /// Only the owned particles' rows hold values (velocities, image counts: a ghost's are never
+  /// read): a resize keeps those rows alone, and the ghosts' rows are never touched.
+  bool owned_only = false;
 };
 
 /// Which flag selects the columns of an exchange.
@@ -89,8 +93,9 @@ class ParticleColumn {
   /// Rows allocated.
   [[nodiscard]] virtual int rows() const noexcept = 0;
 
-  /// Reallocates to exactly `rows` rows, keeping the values of the rows both sizes have.
-  virtual void resize(int rows) = 0;
+  /// Reallocates to exactly `rows` rows, keeping the values of the first `keep` rows (of those
+  /// both sizes have); the others hold unspecified values, their memory untouched until written.
+  virtual void resize(int rows, int keep) = 0;
   /// Writes the rows of `parts` into message rows 0, 1, ... of `buf` (device memory): message
   /// row k's values at buf + k * stride + offset.
   virtual void pack(const RowParts& parts, char* buf, std::size_t stride,
@@ -209,7 +214,18 @@ class ViewColumn : public ParticleColumn {
   }
   [[nodiscard]] int rows() const noexcept override { return static_cast<int>(view_->extent(0)); }
 
-  void resize(int rows) override { Kokkos::resize(*view_, static_cast<std::size_t>(rows)); }
+  void resize(int rows, int keep) override {
+    const auto n = static_cast<std::size_t>(std::max(0, std::min({keep, rows, this->rows()})));
+    V fresh(Kokkos::view_alloc(Kokkos::WithoutInitializing, view_->label()),
+            static_cast<std::size_t>(rows));
+    if constexpr (static_cast<int>(V::rank) == 1)
+      Kokkos::deep_copy(Kokkos::subview(fresh, std::make_pair(std::size_t{0}, n)),
+                        Kokkos::subview(*view_, std::make_pair(std::size_t{0}, n)));
+    else
+      Kokkos::deep_copy(Kokkos::subview(fresh, std::make_pair(std::size_t{0}, n), Kokkos::ALL),
+                        Kokkos::subview(*view_, std::make_pair(std::size_t{0}, n), Kokkos::ALL));
+    *view_ = fresh;
+  }
   void pack(const RowParts& parts, char* buf, std::size_t stride,
             std::size_t offset) const override {
     detail::pack_column<value_type, kComponents>(view_->data(), parts, buf, stride, offset);
@@ -334,8 +350,13 @@ class ParticleColumns {
   /// Rows of every column (0 for an empty set).
   [[nodiscard]] int rows() const noexcept;
 
-  /// Reallocates every column to exactly `rows` rows, keeping the rows both sizes have.
-  void resize(int rows);
+  /// Reallocates every column to exactly `rows` rows, keeping the rows both sizes have; rows
+  /// past the old size hold unspecified values (their memory untouched until written).
+  void resize(int rows) { resize(rows, rows, rows); }
+  /// Reallocates every column to exactly `rows` rows, keeping the first `keep_owned` rows of
+  /// `owned_only` columns and the first `keep_all` rows of the others; every other row holds
+  /// unspecified values.
+  void resize(int rows, int keep_owned, int keep_all);
   /// The rows of a message of the columns that travel: widest alignment first (no padding
   /// between columns of the same alignment), the stride rounded up to the widest alignment.
   [[nodiscard]] RowLayout layout(Travel travel) const;

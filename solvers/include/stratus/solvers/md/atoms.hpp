@@ -43,13 +43,15 @@ struct AtomData {
   AtomData() {
     // x migrates; ghost positions travel by AtomExchange's own (shifted) path, not as a copy.
     columns.attach("position", x, {.migrate = true, .checkpoint = true, .trajectory = true});
-    columns.attach("velocity", v, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("velocity", v,
+                   {.migrate = true, .checkpoint = true, .trajectory = true, .owned_only = true});
     columns.attach("force", f, {.checkpoint = true});
     columns.attach("type", type,
                    {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
     columns.attach("id", id,
                    {.migrate = true, .ghost = true, .checkpoint = true, .trajectory = true});
-    columns.attach("image", image, {.migrate = true, .checkpoint = true, .trajectory = true});
+    columns.attach("image", image,
+                   {.migrate = true, .checkpoint = true, .trajectory = true, .owned_only = true});
     // Travels with a ghost (forwarded ones keep the side of their first hop); build_ghosts sets it.
     columns.attach("ghost_side", ghost_side, {.ghost = true});
   }
@@ -82,11 +84,12 @@ struct AtomData {
   }
 
   /// Grows every column, added ones included, to at least `n` rows (with a sixteenth more: the
-  /// count of atoms and ghosts of a rank moves by little between builds, and every row costs
-  /// all the columns' bytes), keeping the first nall() rows. Never shrinks.
+  /// count of atoms and ghosts of a rank moves by little between builds), keeping the first
+  /// nall() rows (nlocal of the `owned_only` columns, v and image). Rows past those are not
+  /// touched until written: the margin and the ghosts' velocities cost no memory. Never shrinks.
   void reserve(int n) {
     if (n <= capacity()) return;
-    columns.resize(n + n / 16 + 16);
+    columns.resize(n + n / 16 + 16, nlocal, nall());
   }
 };
 
