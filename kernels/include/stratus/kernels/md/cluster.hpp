@@ -107,10 +107,10 @@ inline void cluster_bucket_atoms(const Vectors& x, const GhostSides& side, int n
   const auto bucket = s.atom_bucket;
   Kokkos::parallel_for(
       "md::cluster_bucket", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-        const bool ghost = i >= nlocal;
-        bucket(i) = ghost && side(i) != kGhostUpper
-                        ? 2 * ncols
-                        : (ghost ? ncols : 0) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
+        bucket(i) =
+            !paired_with_locals(side, nlocal, i)
+                ? 2 * ncols
+                : (i < nlocal ? 0 : ncols) + g.cell(0, x(i, 0)) * g.ncol[1] + g.cell(1, x(i, 1));
       });
   counting_sort(bucket, nall, 2 * ncols + 1, s.bucket_count, s.bucket_start, s.slot_atom);
 }

@@ -212,7 +212,7 @@ inline int sort_into_bins(const Vectors& x, const GhostSides& side, int nlocal, 
   const bool sides = side.extent(0) > 0;
   Kokkos::parallel_for(
       "md::neigh_bin", Kokkos::RangePolicy<DevExecSpace>(0, nall), KOKKOS_LAMBDA(const int i) {
-        if (sides && i >= nlocal && side(i) != kGhostUpper) {
+        if (sides && !paired_with_locals(side, nlocal, i)) {
           atom_bin(i) = nbins;
           return;
         }
