@@ -8,6 +8,7 @@
 #include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
 #include "stratus/core/error.hpp"
+#include "stratus/core/exit_file.hpp"
 #include "stratus/core/signals.hpp"
 #include "stratus/io/h5file.hpp"
 #include "stratus/solvers/solver.hpp"
@@ -121,20 +122,6 @@ Subcommands add_subcommands(CLI::App& app, Options& o) {
   return {run, check, info, schema};
 }
 
-/// Writes a line to $STRATUS_EXIT_FILE when it is set (tools/stratus-mpiexec sets it,
-/// docs/cloud.md): "started" once every rank is in (any subcommand), then a run's exit code. Open
-/// MPI's mpiexec reports 1 for ranks that all exited 75 after a forwarded SIGTERM, so the wrapper
-/// reads the ranks' own code from there; and it ends a launch that never gets to "started"
-/// (mpiexec waits without end for a daemon lost before it reported in).
-void record_in_exit_file(const std::string& line) {
-  const char* path = std::getenv("STRATUS_EXIT_FILE");
-  if (path == nullptr || *path == '\0') return;
-  if (std::FILE* f = std::fopen(path, "w")) {
-    std::fprintf(f, "%s\n", line.c_str());
-    std::fclose(f);
-  }
-}
-
 /// `stratus run` and `stratus check`: the deck with the command line's overrides.
 int run_or_check(stratus::Context& ctx, const stratus::SolverRegistry& registry, const Options& o,
                  bool check_only) {
@@ -233,7 +220,7 @@ int main(int argc, char** argv) {
     context_options.start_device = stratus::device::starter();
   stratus::Context ctx(kargc, kargv, context_options);
   MPI_Barrier(ctx.comm());  // every rank has started
-  if (ctx.rank() == 0) record_in_exit_file("started");
+  if (ctx.rank() == 0) stratus::record_in_exit_file("started");
   const int code = ctx.run_guarded([&]() -> int {
     ctx.configure_logging(o.log_all_ranks, o.quiet     ? stratus::LogLevel::warn
                                            : o.verbose ? stratus::LogLevel::debug
@@ -251,6 +238,8 @@ int main(int argc, char** argv) {
     }
     return static_cast<int>(stratus::ExitCode::bad_input);
   });
-  if (run->parsed() && ctx.rank() == 0) record_in_exit_file(std::to_string(code));
+  // Before MPI_Finalize: tools/stratus-mpiexec reads the ranks' own code here, and bounds the
+  // teardown from then on (a host lost now leaves mpiexec waiting for its daemon).
+  if (run->parsed() && ctx.rank() == 0) stratus::record_in_exit_file(std::to_string(code));
   return code;
 }

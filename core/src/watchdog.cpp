@@ -16,10 +16,12 @@ double monotonic_seconds() {
 
 }  // namespace
 
-ProgressWatchdog::ProgressWatchdog(double floor_seconds, double factor, std::string who)
+ProgressWatchdog::ProgressWatchdog(double floor_seconds, double factor, std::string who,
+                                   std::function<void()> last_words)
     : floor_(floor_seconds),
       factor_(factor),
       who_(std::move(who)),
+      last_words_(std::move(last_words)),
       last_beat_(monotonic_seconds()) {
   if (std::isfinite(floor_) && floor_ > 0) thread_ = std::thread([this] { watch(); });
 }
@@ -67,6 +69,7 @@ void ProgressWatchdog::watch() {
         who_.c_str(), idle, limit, factor_,
         step_ >= 0 ? ("last at step " + std::to_string(step_)).c_str() : "before the first step");
     std::fflush(stderr);
+    if (last_words_) last_words_();
     std::_Exit(1);  // the main thread is blocked in MPI: no destructor, no finalize
   }
 }

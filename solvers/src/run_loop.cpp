@@ -6,6 +6,7 @@
 #include "stratus/core/agree.hpp"
 #include "stratus/core/device.hpp"
 #include "stratus/core/duration.hpp"
+#include "stratus/core/exit_file.hpp"
 #include "stratus/core/memory.hpp"
 #include "stratus/core/signals.hpp"
 #include "stratus/core/text.hpp"
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <random>
@@ -740,8 +742,13 @@ void run_solver(Context& ctx, const io::Deck& deck, Solver& solver, const RunOpt
   // Watched from the time loop on: reading a large checkpoint may take longer than any limit.
   const std::int64_t resumed_at =
       resume(ctx, deck, solver, state, options, levels, config.output.name);
+  // Rank 0 records the watchdog's exit for tools/stratus-mpiexec, which then bounds mpiexec's
+  // teardown: mpiexec may have sent the lost host an abort it will never acknowledge.
+  std::function<void()> last_words;
+  if (ctx.rank() == 0) last_words = [] { record_in_exit_file("1"); };
   ProgressWatchdog watchdog(config.hang_timeout, 10.0,
-                            fmt::format("rank {} on host {}", ctx.rank(), host));
+                            fmt::format("rank {} on host {}", ctx.rank(), host),
+                            std::move(last_words));
   Driver(ctx, config, solver, state, levels, watchdog).run(resumed_at);
 }
 

@@ -162,12 +162,12 @@ def scenario_mpiexec_sigterm(r):
           f"tools/stratus-mpiexec exited {codes['wrapper']}; resumed through the wrapper: exit 0")
 
 
-def lose_one_rank(r, out, args, sig, timeout, log_path=None):
+def lose_one_rank(r, out, args, sig, timeout, log_path=None, env=None):
     """Starts a 2-rank md run, sends `sig` to its last rank once the checkpoint of step 200
     exists, and waits up to `timeout` s for the job to end (a Failure: it hangs). Returns the
     job's exit code, the seconds it took to end and the ranks' pids."""
     log = open(log_path, "w") if log_path else None
-    p = r.start(2, MD_DECK, out, args + ["--restart=none"], log=log)
+    p = r.start(2, MD_DECK, out, args + ["--restart=none"], log=log, env=env)
     check(wait_for_step(out, "lj_small", 200, p), "the run ended before step 200")
     pids = signal_ranks(out, sig, only_last=True)
     lost = time.time()
@@ -215,11 +215,17 @@ def scenario_rank_frozen(r):
             "--set=run.hang_timeout=\"5s\""]
     os.makedirs(base)
     log_path = os.path.join(base, "frozen.log")
-    lost_rc, ended, pids = lose_one_rank(r, out, args, signal.SIGSTOP, 60, log_path)
+    # Rank 0's watchdog records its exit for tools/stratus-mpiexec (the teardown guard).
+    exit_file = os.path.join(base, "exit-file")
+    lost_rc, ended, pids = lose_one_rank(r, out, args, signal.SIGSTOP, 60, log_path,
+                                         dict(ENV, STRATUS_EXIT_FILE=exit_file))
     text = open(log_path).read()
     check(lost_rc != 0, "one rank frozen: the job exited 0")
     check("no progress for" in text and "run.hang_timeout" in text,
           f"the waiting rank did not say why it ended:\n{text[-3000:]}")
+    recorded = open(exit_file).read().strip() if os.path.exists(exit_file) else "nothing"
+    check(recorded == "1", f"rank 0's watchdog recorded {recorded!r} in $STRATUS_EXIT_FILE, "
+          "expected 1 (tools/stratus-mpiexec's teardown guard reads it)")
     for pid in pids[-1:]:  # mpiexec kills it; make sure before the resume
         try:
             os.kill(pid, signal.SIGKILL)

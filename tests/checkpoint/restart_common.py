@@ -46,7 +46,7 @@ class Runner:
             raise Failure(f"{' '.join(cmd)}\nexited {p.returncode}, expected {expect}:\n{out[-4000:]}")
         return p.returncode, out
 
-    def start(self, ranks, deck, outdir, extra=(), log=None):
+    def start(self, ranks, deck, outdir, extra=(), log=None, env=None):
         cmd = self.command(ranks, deck, outdir, extra)
-        return subprocess.Popen(cmd, env=ENV, stdout=log or subprocess.DEVNULL,
+        return subprocess.Popen(cmd, env=env or ENV, stdout=log or subprocess.DEVNULL,
                                 stderr=subprocess.STDOUT, start_new_session=True)

@@ -8,10 +8,11 @@ MPI launching ranks into them over TCP through netns-agent.
 Scenarios:
   same-results  md, euler and spectral on 2 hosts x 2 ranks give bitwise the results of 4
                 ranks on one host (the final checkpoint's state and the CSV series).
-  host-loss     TRIALS times (--trials, 20): a 2 x 2 euler run loses host 1 at a random step,
-                its processes killed (even trials) or its link cut (odd ones); the job must end
-                on its own, and the same command on host 0 alone (2 ranks) must resume from the
-                newest checkpoint and finish bitwise equal to an uninterrupted run.
+  host-loss     TRIALS times (--trials, 20): a 2 x 2 euler run (through tools/stratus-mpiexec)
+                loses host 1 at a random step, its processes killed (even trials) or its link
+                cut (odd ones); the job must end on its own, and the same command on host 0
+                alone (2 ranks) must resume from the newest checkpoint and finish bitwise equal
+                to an uninterrupted run.
   host-loss-two-levels
                 the same with checkpoint.local: each host's part on its own disk, copied to the
                 durable level in the background (throttled, so that losses fall mid-copy); host
@@ -21,6 +22,8 @@ Scenarios:
                 then the batch host) and is requeued onto another node set, resuming bitwise.
   launch-loss   host 1 frozen while mpiexec starts its daemons: tools/stratus-mpiexec must end
                 the launch (STRATUS_LAUNCH_TIMEOUT) with exit 1, and the run on host 0 finish.
+  teardown-loss host 1 frozen once rank 0 has recorded the run's exit code: tools/stratus-mpiexec
+                must end mpiexec (STRATUS_TEARDOWN_TIMEOUT) and exit with that code, 0.
 Exit 77 (a skip ctest shows) when this machine cannot make test hosts (not root).
 """
 import argparse
@@ -287,6 +290,11 @@ def scenario_host_loss(args, hosts, two_levels=False):
         print(f"two levels: parts of {size / 1e6:.2f} MB copied at {rate:.2f} MB/s "
               f"({size / 1e6 / rate:.2f} s, one checkpoint interval is "
               f"{duration * every / steps:.2f} s)")
+    # The lost runs are launched as docs/cloud.md says, through tools/stratus-mpiexec: a loss
+    # while the job ends (once rank 0 has recorded its code) leaves plain mpiexec waiting for the
+    # lost daemon (multihost.teardown_loss); the wrapper ends it STRATUS_TEARDOWN_TIMEOUT later.
+    lost_env = hosts.env(ENV)
+    lost_env.update({"STRATUS_MPIEXEC": args.mpiexec, "STRATUS_TEARDOWN_TIMEOUT": "10"})
     rng = random.Random(20261206)
     results = []
     trial = -1
@@ -297,9 +305,10 @@ def scenario_host_loss(args, hosts, two_levels=False):
         out = os.path.join(base, f"trial{trial:02d}")
         lost_log = os.path.join(base, f"trial{trial:02d}-lost.log")
         log = open(lost_log, "w")
-        p = subprocess.Popen(hosts.mpiexec(args.mpiexec, [2, 2]) + args.preflags + common +
-                             ["--restart=none", "--output-dir", out], env=hosts.env(ENV),
-                             stdout=log, stderr=subprocess.STDOUT)
+        p = subprocess.Popen([WRAPPER] + hosts.mpiexec(args.mpiexec, [2, 2])[1:] + args.preflags +
+                             common + ["--restart=none", "--output-dir", out], env=lost_env,
+                             cwd=base, stdout=log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
         # Any moment once the ranks are stepping: in a step, in a checkpoint write. Not in the
         # launch: Open MPI's mpiexec waits without end for a daemon lost before it reported in
         # (docs/cloud.md), which is mpiexec's part, not the run's. The first progress line
@@ -314,7 +323,7 @@ def scenario_host_loss(args, hosts, two_levels=False):
             # ends such launches, multihost.launch_loss). Not a trial of a loss: drawn again, at
             # most twice in a test.
             if p.poll() is None:
-                p.kill()
+                os.killpg(p.pid, signal.SIGKILL)
             p.wait()
             log.close()
             hosts.replace(1)
@@ -334,9 +343,10 @@ def scenario_host_loss(args, hosts, two_levels=False):
         try:
             rc = p.wait(timeout=120)
         except subprocess.TimeoutExpired:
-            p.kill()
+            os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-            raise Failure(f"trial {trial} ({how}): the job still ran 120 s after losing host 1")
+            raise Failure(f"trial {trial} ({how}): the job still ran 120 s after losing host 1:\n"
+                          f"{open(lost_log).read()[-3000:]}")
         ended = time.time() - lost_at
         log.close()
         hosts.replace(1)  # a new instance in its place (not used by the resume)
@@ -553,10 +563,104 @@ def scenario_launch_loss(args, hosts):
           f"STRATUS_LAUNCH_TIMEOUT={timeout}); the same run on host 0 alone finished")
 
 
+def launch_with_host1_frozen_at_exit(cmd, env, cwd, log_path, hosts):
+    """Starts cmd through tools/stratus-mpiexec, freezes host 1 the moment rank 0 prints the run
+    summary (every collective of the run done; host 1's ranks cannot exit before rank 0 is
+    through MPI_Finalize) and waits for rank 0 to record the run's exit code. Returns the Popen,
+    the time of the freeze (None when the job ended first) and the code."""
+    log = open(log_path, "w")
+    # A session of its own: the test ends the wrapper and its mpiexec together (killpg).
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    started = time.time()
+    while p.poll() is None and "\nRun summary:" not in open(log_path).read():
+        check(time.time() - started < 120, "no run summary 120 s after the launch")
+        time.sleep(0.001)
+    if p.poll() is not None:
+        return p, None, None
+    hosts.freeze(1)
+    frozen_at = time.time()
+    while time.time() - frozen_at < 30:
+        for name in os.listdir(cwd):
+            if name.startswith(".stratus-exit.") and not name.endswith(".guard"):
+                code = open(os.path.join(cwd, name)).read().strip()
+                if code.isdigit():
+                    return p, frozen_at, int(code)
+        if p.poll() is not None:
+            return p, None, None
+        time.sleep(0.01)
+    raise Failure("rank 0 recorded no exit code 30 s after its run summary")
+
+
+def scenario_teardown_loss(args, hosts):
+    """Host 1 hangs while the job ends, once rank 0 has recorded its exit code. Plain mpiexec
+    (the wrapper with its teardown guard off) waits without end for host 1's daemon (reported,
+    not asserted: Open MPI's behaviour); tools/stratus-mpiexec ends mpiexec
+    STRATUS_TEARDOWN_TIMEOUT s later and exits 0, the run's code: its last checkpoint is
+    complete."""
+    steps, timeout = 200, 10
+    common = [args.stratus, "run", EULER_DECK, f"--set=run.steps={steps}",
+              f"--set=checkpoint.every={steps}", "--set=checkpoint.interval=off",
+              "--set=run.hang_timeout=\"10s\"", "--restart=none"]
+    base = os.path.join(args.work, "teardown-loss")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    env = hosts.env(ENV)
+    env["STRATUS_MPIEXEC"] = args.mpiexec
+    bad = subprocess.run([WRAPPER, "true"], env=dict(env, STRATUS_TEARDOWN_TIMEOUT="1m"), cwd=base,
+                         capture_output=True, text=True)
+    check(bad.returncode == 2 and 'STRATUS_TEARDOWN_TIMEOUT: expected whole seconds (0: no '
+          'guard), found "1m"' in bad.stderr,
+          f"STRATUS_TEARDOWN_TIMEOUT=1m: exit {bad.returncode}, {bad.stderr!r}")
+    for guard in (0, timeout):
+        env["STRATUS_TEARDOWN_TIMEOUT"] = str(guard)
+        for attempt in range(3):
+            out = os.path.join(base, f"guard{guard}-{attempt}")
+            log_path = out + ".log"
+            cmd = [WRAPPER] + hosts.mpiexec(args.mpiexec, [2, 2])[1:] + args.preflags + common + \
+                ["--output-dir", out]
+            p, frozen_at, code = launch_with_host1_frozen_at_exit(cmd, env, base, log_path, hosts)
+            if frozen_at is not None:
+                break
+            hosts.replace(1)
+            print(f"the job ended before host 1 froze (exit {p.returncode}); drawn again")
+        check(frozen_at is not None, "the job ended before host 1 froze, 3 times")
+        check(code == 0, f"rank 0 recorded exit {code}, expected 0 (a finished run)")
+        wait = 2 * timeout if guard == 0 else timeout + 60
+        try:
+            rc = p.wait(timeout=wait)
+            ended = time.time() - frozen_at
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            rc, ended = None, None
+        hosts.replace(1)
+        if guard == 0:
+            print("without the teardown guard, host 1 frozen once rank 0 recorded exit 0: "
+                  + (f"mpiexec still waiting {wait} s later (ended by the test)" if rc is None
+                     else f"mpiexec ended by itself in {ended:.1f} s (exit {rc})"))
+            continue
+        text = open(log_path).read()
+        check(rc is not None, f"tools/stratus-mpiexec still waited {wait} s after host 1 froze at "
+              f"the end of the job (STRATUS_TEARDOWN_TIMEOUT={timeout}):\n{text[-2000:]}")
+        check(rc == 0 and "still waiting (STRATUS_TEARDOWN_TIMEOUT" in text,
+              f"tools/stratus-mpiexec exited {rc} after host 1 froze at the end of the job, "
+              f"expected 0 and the teardown timeout named:\n{text[-2000:]}")
+        check(timeout <= ended <= timeout + 25,
+              f"tools/stratus-mpiexec ended {ended:.1f} s after host 1 froze, expected "
+              f"{timeout}-{timeout + 25} s (STRATUS_TEARDOWN_TIMEOUT={timeout}, then TERM and KILL)")
+        info = run([args.stratus, "info", ckpt_path(out, "euler_small", steps), "--verify"], ENV,
+                   os.path.join(base, "info.log"))
+        check(f"step {steps}" in info, f"the finished run's last checkpoint:\n{info}")
+        print(f"tools/stratus-mpiexec, host 1 frozen once rank 0 recorded exit 0: mpiexec ended "
+              f"{ended:.1f} s later (STRATUS_TEARDOWN_TIMEOUT={timeout}), exit 0; the step-{steps} "
+              f"checkpoint verifies")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario", choices=["same-results", "host-loss", "host-loss-two-levels",
-                                         "launch-loss", "slurm-requeue"])
+                                         "launch-loss", "teardown-loss", "slurm-requeue"])
     ap.add_argument("--trials", type=int, default=20)
     ap.add_argument("--stratus", required=True)
     ap.add_argument("--mpiexec", required=True)
@@ -576,6 +680,7 @@ def main():
              "host-loss": scenario_host_loss,
              "host-loss-two-levels": lambda a, h: scenario_host_loss(a, h, two_levels=True),
              "launch-loss": scenario_launch_loss,
+             "teardown-loss": scenario_teardown_loss,
              "slurm-requeue": scenario_slurm_requeue}[args.scenario](args, hosts)
     except Failure as e:
         print(f"FAILED ({args.scenario}): {e}", file=sys.stderr)

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,12 +17,14 @@ namespace stratus {
 /// Ends this process (message on stderr, exit code 1) when no progress is reported for longer
 /// than the limit: max(`floor_seconds`, `factor` x the longest gap between two progress
 /// reports so far), so a run whose steps or checkpoints take long gets a longer leash. A
-/// background thread checks every second; it touches no MPI and no file but stderr. A floor
-/// that is not positive and finite disables the watch.
+/// background thread checks every second; it touches no MPI, and no file but stderr and what
+/// `last_words` writes just before the exit (rank 0 records its exit code for
+/// tools/stratus-mpiexec). A floor that is not positive and finite disables the watch.
 class ProgressWatchdog {
  public:
   /// `who` names this process in the message ("rank 3 on host node7").
-  ProgressWatchdog(double floor_seconds, double factor, std::string who);
+  ProgressWatchdog(double floor_seconds, double factor, std::string who,
+                   std::function<void()> last_words = {});
   ~ProgressWatchdog();
   ProgressWatchdog(const ProgressWatchdog&) = delete;
   ProgressWatchdog& operator=(const ProgressWatchdog&) = delete;
@@ -40,6 +43,7 @@ class ProgressWatchdog {
   double floor_;
   double factor_;
   std::string who_;
+  std::function<void()> last_words_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
