@@ -606,7 +606,9 @@ def scenario_teardown_loss(args, hosts):
     shutil.rmtree(base, ignore_errors=True)
     os.makedirs(base)
     env = hosts.env(ENV)
-    env["STRATUS_MPIEXEC"] = args.mpiexec
+    # A launch whose TCP wire-up fails (as host_loss meets on this machine) ends after 30 s and
+    # is drawn again.
+    env.update({"STRATUS_MPIEXEC": args.mpiexec, "STRATUS_LAUNCH_TIMEOUT": "30"})
     bad = subprocess.run([WRAPPER, "true"], env=dict(env, STRATUS_TEARDOWN_TIMEOUT="1m"), cwd=base,
                          capture_output=True, text=True)
     check(bad.returncode == 2 and 'STRATUS_TEARDOWN_TIMEOUT: expected whole seconds (0: no '
@@ -623,7 +625,8 @@ def scenario_teardown_loss(args, hosts):
             if frozen_at is not None:
                 break
             hosts.replace(1)
-            print(f"the job ended before host 1 froze (exit {p.returncode}); drawn again")
+            print(f"the job ended before host 1 froze (exit {p.returncode}: 0 finished, 1 the "
+                  "launch failed); drawn again")
         check(frozen_at is not None, "the job ended before host 1 froze, 3 times")
         check(code == 0, f"rank 0 recorded exit {code}, expected 0 (a finished run)")
         wait = timeout if guard == 0 else timeout + 60
